@@ -1,0 +1,179 @@
+package model
+
+import "time"
+
+// OwnerReference is one metadata.ownerReferences entry.
+type OwnerReference struct {
+	APIVersion string
+	Kind       string
+	Name       string
+	UID        string
+	Controller bool
+}
+
+// ControllerRef returns the owner reference marked controller, or nil.
+func ControllerRef(refs []OwnerReference) *OwnerReference {
+	for i := range refs {
+		if refs[i].Controller {
+			return &refs[i]
+		}
+	}
+	return nil
+}
+
+// PodTemplate is a pod template: the metadata and spec the planner reads in
+// typed form, plus the whole template as a JSON-like tree.
+type PodTemplate struct {
+	Labels      map[string]string
+	Annotations map[string]string
+	Spec        PodSpec
+	// Raw is the template as decoded from the manifest: nested map[string]any,
+	// []any, string, bool, nil and json.Number values, with the "$patch" member
+	// of stored revisions removed. In-place feasibility diffs these trees and the
+	// library's revision hash is computed from them. It may be nil for templates
+	// built in code; see TemplateFromRaw.
+	Raw map[string]any
+}
+
+// PodSpec is the subset of a pod spec the planner reads.
+type PodSpec struct {
+	NodeName                  string
+	Containers                []Container
+	InitContainers            []Container
+	ReadinessGates            []string
+	TopologySpreadConstraints []TopologySpreadConstraint
+	Volumes                   []string // volume names
+	RestartPolicy             string
+	ActiveDeadlineSeconds     *int64
+}
+
+// HasReadinessGate reports whether condType is listed in spec.readinessGates.
+func (s *PodSpec) HasReadinessGate(condType string) bool {
+	for _, g := range s.ReadinessGates {
+		if g == condType {
+			return true
+		}
+	}
+	return false
+}
+
+// TopologySpreadConstraint keeps the only member the deletion ranking uses.
+type TopologySpreadConstraint struct {
+	TopologyKey string
+}
+
+// Container is the subset of a container the planner reads.
+type Container struct {
+	Name  string
+	Image string
+	Env   []EnvVar
+	// Resources holds limits and requests by resource name.
+	Resources ResourceRequirements
+	// ResizePolicy lists resource -> restartPolicy entries.
+	ResizePolicy []ContainerResizePolicy
+	// RestartPolicy is only meaningful for init containers ("Always" = sidecar).
+	RestartPolicy string
+}
+
+// EnvVar is a container environment variable.
+type EnvVar struct {
+	Name string
+	// Value is the literal value; HasValue tells whether one was given.
+	Value    string
+	HasValue bool
+	// FieldPath is valueFrom.fieldRef.fieldPath ("" if not a fieldRef).
+	FieldPath string
+}
+
+// ResourceRequirements holds container resource limits and requests.
+type ResourceRequirements struct {
+	Limits   map[string]Quantity
+	Requests map[string]Quantity
+}
+
+// ContainerResizePolicy is one resizePolicy entry.
+type ContainerResizePolicy struct {
+	ResourceName  string
+	RestartPolicy string
+}
+
+// Pod is a pod as the planner sees it.
+type Pod struct {
+	Name              string
+	Namespace         string
+	UID               string
+	Labels            map[string]string
+	Annotations       map[string]string
+	Finalizers        []string
+	CreationTimestamp time.Time // zero when absent
+	DeletionTimestamp time.Time // zero when absent
+	OwnerReferences   []OwnerReference
+	Spec              PodSpec
+	Status            PodStatus
+}
+
+// PodStatus is the subset of a pod status the planner reads.
+type PodStatus struct {
+	Phase                 string
+	Conditions            []PodCondition
+	ContainerStatuses     []ContainerStatus
+	InitContainerStatuses []ContainerStatus
+}
+
+// PodCondition is one status.conditions entry of a pod.
+type PodCondition struct {
+	Type               string
+	Status             string
+	Reason             string
+	Message            string
+	LastTransitionTime time.Time
+}
+
+// ContainerStatus is one status.containerStatuses entry.
+type ContainerStatus struct {
+	Name         string
+	Image        string
+	ImageID      string
+	ContainerID  string
+	Ready        bool
+	RestartCount int32
+	// Resources is the resources reported by the kubelet (nil when absent).
+	Resources *ResourceRequirements
+}
+
+// PVC is a PersistentVolumeClaim.
+type PVC struct {
+	Name              string
+	Namespace         string
+	Labels            map[string]string
+	Annotations       map[string]string
+	OwnerReferences   []OwnerReference
+	DeletionTimestamp time.Time
+	// StorageRequest is spec.resources.requests.storage as written.
+	StorageRequest string
+}
+
+// Revision is a ControllerRevision of the CloneSet: its name, revision number,
+// annotations and stored pod template.
+type Revision struct {
+	Name              string
+	Revision          int64
+	CreationTimestamp time.Time
+	Labels            map[string]string
+	Annotations       map[string]string
+	Template          PodTemplate
+	// HasTemplate is false when the stored data carried no spec.template.
+	HasTemplate bool
+}
+
+// VCTHash returns the volume-claim-template hash annotation and whether it is present.
+func (r *Revision) VCTHash() (string, bool) {
+	v, ok := r.Annotations[AnnotationVCTHash]
+	return v, ok
+}
+
+// Node is a node: its name and labels (topology keys).
+type Node struct {
+	Name   string
+	Labels map[string]string
+}
