@@ -31,7 +31,8 @@ type PodTemplate struct {
 	// []any, string, bool, nil and json.Number values, with the "$patch" member
 	// of stored revisions removed. In-place feasibility diffs these trees and the
 	// library's revision hash is computed from them. It may be nil for templates
-	// built in code; see TemplateFromRaw.
+	// built in code; packages that diff templates then derive a tree from the
+	// typed fields.
 	Raw map[string]any
 }
 
