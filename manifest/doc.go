@@ -1,0 +1,20 @@
+// Package manifest reads scenarios: streams of Kubernetes-shaped YAML or JSON
+// documents (a CloneSet, its Pods, PersistentVolumeClaims, ControllerRevisions,
+// Nodes and an optional clonesetcore/v1alpha1 Scenario document, see
+// shared/spec/scenario-format.md section 1) and turns them into a
+// model.Scenario.
+//
+// Reading is strict about types and lenient about content: documents of
+// unknown kinds and unknown fields are ignored, `v1` List documents contribute
+// their items, but a value of the wrong type (`replicas: "abc"`) is an error
+// naming the file, line, object and field. The CloneSet gets the defaults of
+// the mutating webhook of its API version, a v1alpha1 CloneSet is converted to
+// the internal v1beta1 shape (model.SetDefaults, model.ConvertV1alpha1), and
+// every rule of the upstream validating webhook for that version is enforced
+// (model.Validate). Pods and PVCs that belong to something else are kept apart
+// in Scenario.SetAside.
+//
+// This is the only package of the library that depends on gopkg.in/yaml.v3.
+// Nothing here panics on bad input: parser panics are turned into errors and
+// nesting and alias expansion are bounded.
+package manifest

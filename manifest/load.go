@@ -1,0 +1,613 @@
+package manifest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/clonecore/cloneset/model"
+	"gopkg.in/yaml.v3"
+)
+
+// Kinds and API versions the loader reads; every other document is ignored.
+const (
+	apiScenario    = "clonesetcore/v1alpha1"
+	kindScenario   = "Scenario"
+	kindCloneSet   = "CloneSet"
+	kindPod        = "Pod"
+	kindPVC        = "PersistentVolumeClaim"
+	kindRevision   = "ControllerRevision"
+	kindNode       = "Node"
+	kindList       = "List"
+	defaultNS      = "default"
+	maxListNesting = 8
+)
+
+// Options adjust how strictly a scenario is checked. The zero value is the
+// default of Load, LoadBytes, LoadFiles and the CLI.
+type Options struct {
+	// Strict also rejects a CloneSet that breaks only the budget rule of the
+	// webhook, "maxUnavailable and maxSurge should not both be less than 1"
+	// (rules A17 and B17 of lifecycle-status-validation.md 4.4/4.5, including
+	// the v1beta1 quirk that ignores maxSurge). By default such a CloneSet is
+	// accepted: the rule depends on spec.replicas, which the scale subresource
+	// (kubectl scale, autoscalers) changes without passing the CloneSet
+	// webhook, so a stored object can break it, and the real controller runs
+	// it. model.Validate still reports it, for the planner's notes. Every other
+	// webhook rule is enforced in both modes.
+	Strict bool
+}
+
+// Load reads one scenario stream (YAML documents separated by "---", or JSON
+// values) from r with the default Options; source names it in error messages
+// (a file name, or "-" for standard input).
+func Load(r io.Reader, source string) (*model.Scenario, error) {
+	return Options{}.Load(r, source)
+}
+
+// LoadBytes is Load for a stream held in memory.
+func LoadBytes(data []byte, source string) (*model.Scenario, error) {
+	return Options{}.LoadBytes(data, source)
+}
+
+// LoadFiles reads several files as one scenario stream, in order, with the
+// default Options: their documents are taken together exactly as if the files
+// had been concatenated with "---" separators. The path "-" stands for stdin
+// (read once, however often it is named).
+func LoadFiles(paths []string, stdin io.Reader) (*model.Scenario, error) {
+	return Options{}.LoadFiles(paths, stdin)
+}
+
+// Load is the package-level Load with these options.
+func (o Options) Load(r io.Reader, source string) (*model.Scenario, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", source, err)
+	}
+	return o.LoadBytes(data, source)
+}
+
+// LoadBytes is the package-level LoadBytes with these options.
+func (o Options) LoadBytes(data []byte, source string) (*model.Scenario, error) {
+	return o.load([]input{{source, data}})
+}
+
+// LoadFiles is the package-level LoadFiles with these options.
+func (o Options) LoadFiles(paths []string, stdin io.Reader) (*model.Scenario, error) {
+	if len(paths) == 0 {
+		return nil, errors.New("no input: give at least one file (-f FILE, - for standard input)")
+	}
+	var inputs []input
+	stdinRead := false
+	for _, p := range paths {
+		if p == "-" {
+			if stdinRead {
+				continue
+			}
+			stdinRead = true
+			if stdin == nil {
+				return nil, errors.New("-: no standard input")
+			}
+			data, err := io.ReadAll(stdin)
+			if err != nil {
+				return nil, fmt.Errorf("-: %v", err)
+			}
+			inputs = append(inputs, input{"-", data})
+			continue
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		inputs = append(inputs, input{p, data})
+	}
+	return o.load(inputs)
+}
+
+type input struct {
+	source string
+	data   []byte
+}
+
+// parseStream splits a stream into document nodes. YAML is tried first (JSON
+// documents are YAML too); when that fails on text that starts like JSON, the
+// stream is read as a sequence of JSON values. Parser panics become errors.
+func parseStream(in input) (docs []*yaml.Node, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			docs, err = nil, fmt.Errorf("%s: cannot parse the input: %v", in.source, r)
+		}
+	}()
+	dec := yaml.NewDecoder(bytes.NewReader(in.data))
+	for {
+		var n yaml.Node
+		derr := dec.Decode(&n)
+		if derr == io.EOF {
+			return docs, nil
+		}
+		if derr != nil {
+			if looksLikeJSON(in.data) {
+				if jd, jerr := parseJSONStream(in.data); jerr == nil {
+					return jd, nil
+				} else {
+					return nil, fmt.Errorf("%s: invalid JSON: %v", in.source, jerr)
+				}
+			}
+			return nil, fmt.Errorf("%s: invalid YAML: %v", in.source, strings.TrimPrefix(derr.Error(), "yaml: "))
+		}
+		docs = append(docs, &n)
+	}
+}
+
+func looksLikeJSON(data []byte) bool {
+	t := bytes.TrimLeft(data, " \t\r\n")
+	return len(t) > 0 && (t[0] == '{' || t[0] == '[')
+}
+
+// where identifies a document: "file.yaml:12" (line of its first member).
+func where(source string, n *yaml.Node) string {
+	if n != nil && n.Line > 0 {
+		return fmt.Sprintf("%s:%d", source, n.Line)
+	}
+	return source
+}
+
+type located[T any] struct {
+	obj   T
+	where string
+	ns    string
+	node  *yaml.Node // the document (CloneSets only)
+	src   string     // the source (CloneSets only)
+}
+
+type loader struct {
+	opts    Options
+	budget  int
+	newest  time.Time
+	errs    []error
+	clone   []located[*model.CloneSet]
+	ignored []string // CloneSet or Scenario documents of an unknown apiVersion
+	scn     []located[*model.Scenario]
+	pods    []located[*model.Pod]
+	pvcs    []located[*model.PVC]
+	revs    []located[*model.Revision]
+	nodes   []located[*model.Node]
+}
+
+func (o Options) load(inputs []input) (*model.Scenario, error) {
+	l := &loader{budget: baseValues, opts: o}
+	for _, in := range inputs {
+		l.budget += valuesPerByte * len(in.data)
+	}
+	for _, in := range inputs {
+		docs, err := parseStream(in)
+		if err != nil {
+			return nil, err
+		}
+		for i, d := range docs {
+			l.document(in.source, fmt.Sprintf("document %d", i+1), d, "", "", 0)
+		}
+	}
+	if len(l.errs) > 0 {
+		return nil, errors.Join(l.errs...)
+	}
+	return l.assemble()
+}
+
+func (l *loader) fail(format string, args ...any) {
+	l.errs = append(l.errs, fmt.Errorf(format, args...))
+}
+
+// peekString reads a string member without reporting type errors.
+func peekString(n *yaml.Node, keys ...string) string {
+	for _, k := range keys {
+		n = resolve(n)
+		if n == nil || n.Kind != yaml.MappingNode {
+			return ""
+		}
+		var next *yaml.Node
+		for _, p := range pairsOf(n) {
+			if kn := resolve(p.k); kn != nil && kn.Value == k {
+				next = p.v
+				break
+			}
+		}
+		n = next
+	}
+	n = resolve(n)
+	if n == nil || n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" {
+		return ""
+	}
+	return n.Value
+}
+
+// document handles one document (or List item; label says which, "document 2"
+// or "document 2 item 5"): defKind/defAPI are the kind and apiVersion a typed
+// list (PodList, ...) gives its items.
+func (l *loader) document(source, label string, root *yaml.Node, defAPI, defKind string, nesting int) {
+	n := resolve(root)
+	if n == nil || (n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null") {
+		return // empty document
+	}
+	if n.Kind != yaml.MappingNode {
+		l.fail("%s: %s: expected a Kubernetes object (apiVersion, kind, metadata, ...), got %s", where(source, n), label, describe(n))
+		return
+	}
+	d := &decoder{source: source, budget: &l.budget, times: &l.newest, object: label}
+	v := value{d: d, n: n}
+	apiVersion := v.get("apiVersion").str()
+	kind := v.get("kind").str()
+	if apiVersion == "" && kind == "" {
+		apiVersion, kind = defAPI, defKind
+	}
+	name := peekString(n, "metadata", "name")
+	ns := peekString(n, "metadata", "namespace")
+	switch {
+	case name != "" && ns != "":
+		d.object = fmt.Sprintf("%s %s/%s", kind, ns, name)
+	case name != "":
+		d.object = fmt.Sprintf("%s %s", kind, name)
+	case kind != "":
+		d.object = fmt.Sprintf("%s (%s)", kind, label)
+	}
+	if len(d.errs) > 0 {
+		l.errs = append(l.errs, d.errs...)
+		return
+	}
+	if kind == "" {
+		l.fail("%s: %s: kind: missing: every document must be a Kubernetes object with apiVersion and kind", where(source, n), label)
+		return
+	}
+	loc := where(source, n)
+	needName := func() bool {
+		if name == "" && peekString(n, "metadata", "generateName") == "" {
+			d.errorf(n, "metadata.name", "required")
+			return false
+		}
+		if name == "" {
+			d.errorf(n, "metadata.name", "required (generateName is not enough: the object does not exist yet)")
+			return false
+		}
+		return true
+	}
+
+	switch {
+	case kind == kindList || (strings.HasSuffix(kind, kindList) && v.get("items").present()):
+		if nesting >= maxListNesting {
+			l.fail("%s: %s: lists nested more than %d levels deep", loc, label, maxListNesting)
+			return
+		}
+		itemKind := ""
+		if kind != kindList {
+			itemKind = strings.TrimSuffix(kind, kindList)
+		}
+		for i, it := range v.get("items").items() {
+			l.document(source, fmt.Sprintf("%s item %d", label, i+1), it.n, apiVersion, itemKind, nesting+1)
+		}
+	case kind == kindCloneSet:
+		if apiVersion != model.APIVersionV1alpha1 && apiVersion != model.APIVersionV1beta1 {
+			l.ignored = append(l.ignored, fmt.Sprintf("%s: CloneSet of apiVersion %q (want %s or %s)", loc, apiVersion, model.APIVersionV1alpha1, model.APIVersionV1beta1))
+			return
+		}
+		cs := decodeCloneSet(v, apiVersion)
+		if needName() {
+			l.clone = append(l.clone, located[*model.CloneSet]{cs, loc, cs.Namespace, n, source})
+		}
+	case kind == kindScenario:
+		if apiVersion != apiScenario {
+			l.ignored = append(l.ignored, fmt.Sprintf("%s: Scenario of apiVersion %q (want %s)", loc, apiVersion, apiScenario))
+			return
+		}
+		l.scn = append(l.scn, located[*model.Scenario]{decodeScenario(v), loc, "", nil, ""})
+	case apiVersion == "v1" && kind == kindPod:
+		p := decodePod(v)
+		if needName() {
+			l.pods = append(l.pods, located[*model.Pod]{p, loc, p.Namespace, nil, ""})
+		}
+	case apiVersion == "v1" && kind == kindPVC:
+		p := decodePVC(v)
+		if needName() {
+			l.pvcs = append(l.pvcs, located[*model.PVC]{p, loc, p.Namespace, nil, ""})
+		}
+	case apiVersion == "apps/v1" && kind == kindRevision:
+		r, rns := decodeRevision(v)
+		if needName() {
+			l.revs = append(l.revs, located[*model.Revision]{r, loc, rns, nil, ""})
+		}
+	case apiVersion == "v1" && kind == kindNode:
+		nd := decodeNode(v)
+		if needName() {
+			l.nodes = append(l.nodes, located[*model.Node]{nd, loc, "", nil, ""})
+		}
+	default:
+		// Unknown kinds are ignored.
+	}
+	l.errs = append(l.errs, d.errs...)
+}
+
+// decodeScenario reads the clonesetcore/v1alpha1 Scenario settings.
+func decodeScenario(v value) *model.Scenario {
+	s := &model.Scenario{Gates: model.DefaultFeatureGates()}
+	s.Description = v.get("description").str()
+	if now := v.get("now"); now.present() {
+		// The explicit clock must not count as an object timestamp.
+		saved := v.d.times
+		v.d.times = nil
+		s.Now = now.timestamp()
+		v.d.times = saved
+		if s.Now.IsZero() && len(v.d.errs) == 0 {
+			v.d.errorf(now.n, "now", "expected an RFC 3339 time, got %s", describe(now.n))
+		}
+	}
+	for _, e := range v.get("featureGates").entries() {
+		on := e.val.boolean()
+		if err := s.Gates.Set(e.key, on); err != nil {
+			v.d.errorf(e.val.n, e.val.path, "%v", err)
+		}
+	}
+	ctl := v.get("controller")
+	ctl.object()
+	s.Controller.ScalingExcludePreparingDelete = ctl.get("scalingExcludePreparingDelete").boolean()
+	return s
+}
+
+// assemble checks the set of objects, applies defaults, conversion and
+// validation, and sorts pods and PVCs into the CloneSet's and the others.
+func (l *loader) assemble() (*model.Scenario, error) {
+	switch len(l.clone) {
+	case 0:
+		msg := "no CloneSet in the input (need exactly one apps.kruise.io/v1alpha1 or apps.kruise.io/v1beta1 CloneSet)"
+		if len(l.ignored) > 0 {
+			msg += "; ignored: " + strings.Join(l.ignored, "; ")
+		}
+		return nil, errors.New(msg)
+	case 1:
+	default:
+		var list []string
+		for _, c := range l.clone {
+			list = append(list, fmt.Sprintf("%s (%s)", objName(c.obj.Namespace, c.obj.Name), c.where))
+		}
+		return nil, fmt.Errorf("%d CloneSets in the input, need exactly one: %s", len(l.clone), strings.Join(list, ", "))
+	}
+	if len(l.scn) > 1 {
+		return nil, fmt.Errorf("%d Scenario documents in the input, at most one is allowed: %s and %s", len(l.scn), l.scn[0].where, l.scn[1].where)
+	}
+
+	cs := l.clone[0].obj
+	csNode := l.clone[0].node
+	csSource := l.clone[0].src
+	if cs.Namespace == "" {
+		cs.Namespace = defaultNS
+	}
+	ns := cs.Namespace
+	inherit := func(s *string) {
+		if *s == "" {
+			*s = ns
+		}
+	}
+	for _, p := range l.pods {
+		inherit(&p.obj.Namespace)
+	}
+	for _, p := range l.pvcs {
+		inherit(&p.obj.Namespace)
+	}
+	for i := range l.revs {
+		inherit(&l.revs[i].ns)
+	}
+
+	if err := duplicateNames(kindPod, l.pods, func(p *model.Pod) string { return p.Namespace + "/" + p.Name }); err != nil {
+		return nil, err
+	}
+	if err := duplicateNames(kindPVC, l.pvcs, func(p *model.PVC) string { return p.Namespace + "/" + p.Name }); err != nil {
+		return nil, err
+	}
+	if err := duplicateNamesNS(kindRevision, l.revs); err != nil {
+		return nil, err
+	}
+	if err := duplicateNames(kindNode, l.nodes, func(n *model.Node) string { return n.Name }); err != nil {
+		return nil, err
+	}
+
+	model.SetDefaults(cs)
+	model.ConvertV1alpha1(cs)
+	allPods := make([]*model.Pod, len(l.pods))
+	for i, p := range l.pods {
+		allPods[i] = p.obj
+	}
+	var errs []error
+	for _, fe := range model.Validate(cs, allPods) {
+		if !l.opts.Strict && (fe.Rule == "A17" || fe.Rule == "B17") {
+			continue
+		}
+		errs = append(errs, fmt.Errorf("%s: CloneSet %s/%s: %s", where(csSource, nodeAt(csNode, fe.Path)), cs.Namespace, cs.Name, fe.Error()))
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+
+	scn := &model.Scenario{Gates: model.DefaultFeatureGates()}
+	if len(l.scn) == 1 {
+		scn = l.scn[0].obj
+	}
+	if scn.Now.IsZero() {
+		scn.Now = l.newest
+	}
+	scn.CloneSet = cs
+	l.sortOut(scn)
+	return scn, nil
+}
+
+func objName(ns, name string) string {
+	if ns == "" {
+		return name
+	}
+	return ns + "/" + name
+}
+
+func duplicateNames[T any](kind string, list []located[T], key func(T) string) error {
+	seen := map[string]string{}
+	for _, x := range list {
+		k := key(x.obj)
+		if first, ok := seen[k]; ok {
+			return fmt.Errorf("%s: %s %s: metadata.name: Duplicate value: a second %s with this name (the first is at %s); names are unique in a cluster", x.where, kind, k, kind, first)
+		}
+		seen[k] = x.where
+	}
+	return nil
+}
+
+func duplicateNamesNS(kind string, list []located[*model.Revision]) error {
+	seen := map[string]string{}
+	for _, x := range list {
+		k := x.ns + "/" + x.obj.Name
+		if first, ok := seen[k]; ok {
+			return fmt.Errorf("%s: %s %s: metadata.name: Duplicate value: a second %s with this name (the first is at %s); names are unique in a cluster", x.where, kind, k, kind, first)
+		}
+		seen[k] = x.where
+	}
+	return nil
+}
+
+// sortOut puts into scn the objects that belong to the CloneSet (scenario-format
+// section 1) and lists the others in scn.SetAside.
+func (l *loader) sortOut(scn *model.Scenario) {
+	cs := scn.CloneSet
+	for _, lp := range l.pods {
+		p := lp.obj
+		ref := model.ControllerRef(p.OwnerReferences)
+		reason := ""
+		switch {
+		case p.Namespace != cs.Namespace:
+			reason = fmt.Sprintf("in namespace %q, the CloneSet is in %q", p.Namespace, cs.Namespace)
+		case ref != nil && !ref.OwnedBy(cs):
+			reason = fmt.Sprintf("controlled by %s %s", ref.Kind, ref.Name)
+		case ref != nil:
+			// Owned: kept, even when it no longer matches the selector.
+		case !cs.Spec.Selector.Matches(p.Labels):
+			reason = "orphan pod not matched by the CloneSet's selector"
+		case !p.DeletionTimestamp.IsZero():
+			reason = "orphan pod being deleted: the controller does not adopt it"
+		case !cs.DeletionTimestamp.IsZero():
+			reason = "orphan pod: the CloneSet is being deleted and adopts nothing"
+		}
+		if reason != "" {
+			scn.SetAside = append(scn.SetAside, model.SetAside{Kind: kindPod, Name: p.Name, Reason: reason})
+			continue
+		}
+		scn.Pods = append(scn.Pods, p)
+	}
+	for _, lp := range l.pvcs {
+		c := lp.obj
+		ref := model.ControllerRef(c.OwnerReferences)
+		reason := ""
+		switch {
+		case c.Namespace != cs.Namespace:
+			reason = fmt.Sprintf("in namespace %q, the CloneSet is in %q", c.Namespace, cs.Namespace)
+		case ref == nil:
+			reason = "no controller owner reference"
+		case ref.OwnedBy(cs):
+		case ref.Kind == kindPod && ownedByKeptPod(ref, scn.Pods):
+		default:
+			reason = fmt.Sprintf("controlled by %s %s", ref.Kind, ref.Name)
+		}
+		if reason != "" {
+			scn.SetAside = append(scn.SetAside, model.SetAside{Kind: kindPVC, Name: c.Name, Reason: reason})
+			continue
+		}
+		scn.PVCs = append(scn.PVCs, c)
+	}
+	for _, lr := range l.revs {
+		if lr.ns != cs.Namespace {
+			scn.SetAside = append(scn.SetAside, model.SetAside{Kind: kindRevision, Name: lr.obj.Name,
+				Reason: fmt.Sprintf("in namespace %q, the CloneSet is in %q", lr.ns, cs.Namespace)})
+			continue
+		}
+		scn.Revisions = append(scn.Revisions, lr.obj)
+	}
+	for _, ln := range l.nodes {
+		scn.Nodes = append(scn.Nodes, ln.obj)
+	}
+}
+
+// ownedByKeptPod reports whether a Pod controller reference designates one of
+// the pods kept for the CloneSet (by uid when both carry one, else by name).
+func ownedByKeptPod(ref *model.OwnerReference, pods []*model.Pod) bool {
+	for _, p := range pods {
+		if ref.UID != "" && p.UID != "" {
+			if ref.UID == p.UID {
+				return true
+			}
+			continue
+		}
+		if ref.Name == p.Name {
+			return true
+		}
+	}
+	return false
+}
+
+// nodeAt returns the node of a field path ("spec.template.spec.containers[0].image",
+// "metadata.labels[app]") in a document, or the deepest node of the path that
+// the document has, so that messages can point at a line.
+func nodeAt(root *yaml.Node, path string) *yaml.Node {
+	n := resolve(root)
+	for _, part := range splitPath(path) {
+		next := (*yaml.Node)(nil)
+		switch {
+		case n == nil:
+		case n.Kind == yaml.MappingNode:
+			for _, p := range pairsOf(n) {
+				if k := resolve(p.k); k != nil && k.Value == part {
+					next = resolve(p.v)
+					break
+				}
+			}
+		case n.Kind == yaml.SequenceNode:
+			if i, err := strconv.Atoi(part); err == nil && i >= 0 && i < len(n.Content) {
+				next = resolve(n.Content[i])
+			}
+		}
+		if next == nil {
+			return n
+		}
+		n = next
+	}
+	return n
+}
+
+// splitPath splits "a.b[0].c[key.x]" into a, b, 0, c, key.x.
+func splitPath(path string) []string {
+	var parts []string
+	cur := strings.Builder{}
+	flush := func() {
+		if cur.Len() > 0 {
+			parts = append(parts, cur.String())
+			cur.Reset()
+		}
+	}
+	for i := 0; i < len(path); i++ {
+		switch c := path[i]; c {
+		case '.':
+			flush()
+		case '[':
+			flush()
+			j := strings.IndexByte(path[i:], ']')
+			if j < 0 {
+				cur.WriteString(path[i+1:])
+				i = len(path)
+				break
+			}
+			parts = append(parts, path[i+1:i+j])
+			i += j
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	flush()
+	return parts
+}
