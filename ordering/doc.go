@@ -1,0 +1,40 @@
+// Package ordering ranks the pods of a CloneSet the way the OpenKruise CloneSet
+// controller does, as pure deterministic functions:
+//
+//   - RankForDeletion orders a scale-in group, first = deleted first, with the
+//     comparison keys of update-and-ordering.md 8.2 (scale-and-budgets.md 4.6)
+//     and, as key 5, the rank given by the same-node ranker (8.4) or, when the
+//     update revision's template has topology spread constraints, by the
+//     spread-constraints ranker (8.5);
+//   - SortForUpdate orders update candidates, first = updated first, with the
+//     pipeline of update-and-ordering.md 2.6: default order (section 5),
+//     priority strategy (section 6), scatter strategy (section 7) and the
+//     PreparingUpdate-first pass.
+//
+// Every returned entry carries a Why key (update-and-ordering.md 9.1) naming the
+// comparison key or pass that placed the pod before the next one.
+//
+// # Determinism
+//
+// Upstream sorts with unstable algorithms and iterates maps; this package
+// applies the library rules D1-D11 of update-and-ordering.md section 9 instead.
+// Every comparison ends with the pod name (ascending, byte-wise), and every
+// sort behaves as a stable sort over the pods put in canonical order (ascending
+// name). Because the name is the last key, the result never depends on the
+// order of the input slice as long as pod names are unique (a scenario never
+// has two pods with one name); pods sharing a name keep their input order.
+// Nothing reads the wall clock: the clock is DeletionOptions.Now. Spread ranks
+// are float64 sums of k·ln(D+2) computed with math.Log, multiplied then added
+// in constraint order, compared exactly (D8).
+//
+// # Cost
+//
+// Every key is computed once per pod before sorting; the comparison functions
+// only compare precomputed integers, floats and names. Grouping by node and by
+// topology value uses maps built once, so both functions are O(n log n) in the
+// number of pods (plus O(n·t) for t scatter terms, priority terms or spread
+// constraints).
+//
+// Nil entries of the input slices are ignored: they do not appear in the
+// output. The functions never modify their inputs.
+package ordering
