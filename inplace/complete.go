@@ -1,0 +1,160 @@
+package inplace
+
+import (
+	"strings"
+
+	"github.com/clonecore/cloneset/model"
+)
+
+// Completed is the full "update completed" check of update-and-ordering 4.7, used
+// for the Updating → next state transition:
+//
+//  1. either grace key present (any value) → not completed;
+//  2. no state annotation → completed;
+//  3. state annotation unparsable → not completed, with the parse error;
+//  4. a next-batch map non-empty → not completed;
+//  5. otherwise the containers check (see ContainersCompleted).
+//
+// A non-nil error always comes with false; it names the malformed annotation.
+func Completed(p *model.Pod, gates model.FeatureGates) (bool, error) {
+	if _, ok := p.Annotations[model.AnnotationInPlaceUpdateGrace]; ok {
+		return false, nil
+	}
+	if _, ok := p.Annotations[model.AnnotationInPlaceUpdateGraceLegacy]; ok {
+		return false, nil
+	}
+	state, ok, err := ParseState(p)
+	if err != nil {
+		return false, err
+	}
+	if !ok {
+		return true, nil
+	}
+	if state.HasNextBatch() {
+		return false, nil
+	}
+	return ContainersCompleted(p, state, gates)
+}
+
+// ContainersCompleted is the containers part of the completion check
+// (update-and-ordering 4.7 rule 5, upstream defaultCheckContainersInPlaceUpdateCompleted),
+// also used by the refresh step:
+//
+//  1. with state.UpdateEnvFromMetadata, the runtime-containers-meta annotation must
+//     exist and list every spec container with the containerID of its status entry
+//     (DECISIONS.md: the hash test is taken as passed on equal container ids);
+//  2. with the InPlaceWorkloadVerticalScaling gate and state.UpdateResources, there
+//     must be as many container statuses as spec containers and every status must
+//     report the spec's limits and requests;
+//  3. (the plain-hash shortcut is ignored, DECISIONS.md UO 11.5);
+//  4. for every container status named in state.LastContainerStatuses: an unchanged
+//     imageID with a status image different from the spec image (a spec image with
+//     no ':' compared as "<image>:latest") → not completed; a recorded name without
+//     a status entry → not completed;
+//  5. otherwise completed.
+//
+// An unparsable runtime-containers-meta annotation makes the check fail with an
+// error (upstream reads it first, whatever the state says).
+func ContainersCompleted(p *model.Pod, state *State, gates model.FeatureGates) (bool, error) {
+	meta, err := parseRuntimeMeta(p)
+	if err != nil {
+		return false, err
+	}
+	if state.UpdateEnvFromMetadata {
+		if meta == nil || !containerIDsConsistent(p, meta) {
+			return false, nil
+		}
+	}
+	if gates.InPlaceWorkloadVerticalScaling && state.UpdateResources && !resizeCompleted(p) {
+		return false, nil
+	}
+	images := make(map[string]string, len(p.Spec.Containers))
+	for _, c := range p.Spec.Containers {
+		img := c.Image
+		if len(strings.Split(img, ":")) <= 1 {
+			img += ":latest"
+		}
+		images[c.Name] = img
+	}
+	pending := make(map[string]bool, len(state.LastContainerStatuses))
+	for name := range state.LastContainerStatuses {
+		pending[name] = true
+	}
+	for _, cs := range p.Status.ContainerStatuses {
+		if !pending[cs.Name] {
+			continue
+		}
+		if state.LastContainerStatuses[cs.Name].ImageID == cs.ImageID && images[cs.Name] != cs.Image {
+			return false, nil
+		}
+		delete(pending, cs.Name)
+	}
+	return len(pending) == 0, nil
+}
+
+func containerIDsConsistent(p *model.Pod, meta *runtimeMeta) bool {
+	for _, c := range p.Spec.Containers {
+		id, found := "", false
+		for _, m := range meta.Containers {
+			if m.Name == c.Name {
+				id, found = m.ContainerID, true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+		status := containerStatus(p, c.Name)
+		if status == nil || status.ContainerID != id {
+			return false
+		}
+	}
+	return true
+}
+
+func containerStatus(p *model.Pod, name string) *model.ContainerStatus {
+	for i := range p.Status.ContainerStatuses {
+		if p.Status.ContainerStatuses[i].Name == name {
+			return &p.Status.ContainerStatuses[i]
+		}
+	}
+	return nil
+}
+
+// resizeCompleted is upstream's vertical IsPodUpdateCompleted: as many statuses as
+// spec containers, and every status of a spec container reports the spec's
+// resources (numerically equal, same keys; an absent map equals an empty one).
+func resizeCompleted(p *model.Pod) bool {
+	if len(p.Status.ContainerStatuses) != len(p.Spec.Containers) {
+		return false
+	}
+	for _, cs := range p.Status.ContainerStatuses {
+		var spec *model.Container
+		for i := range p.Spec.Containers {
+			if p.Spec.Containers[i].Name == cs.Name {
+				spec = &p.Spec.Containers[i]
+			}
+		}
+		if spec == nil {
+			continue
+		}
+		if cs.Resources == nil || !sameQuantities(spec.Resources.Limits, cs.Resources.Limits) ||
+			!sameQuantities(spec.Resources.Requests, cs.Resources.Requests) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameQuantities(a, b map[string]model.Quantity) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, q := range a {
+		o, ok := b[k]
+		if !ok || q.Cmp(o) != 0 {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,97 @@
+package lifecycle
+
+import (
+	"fmt"
+
+	"github.com/clonecore/cloneset/model"
+)
+
+// RemovePod is what the scale phase does to a pod it decided to remove
+// (scale-and-budgets 4.5; lifecycle-status-validation 1.7a DeleteOrPreDelete).
+// reason is the caller's reason ("scale in", "specified delete", ...).
+//
+//   - spec.lifecycle present and AnyHooked(preDelete): the pod goes to PreparingDelete
+//     instead of being deleted (T11): one SetLifecycleState whose MarkPodNotReady is
+//     the effective flag of preDelete.markPodNotReady; changed. For a pod already in
+//     PreparingDelete (T11r) there is no label change and nothing is emitted, unless
+//     the flag would add a missing preDeleteHook key: then a SetLifecycleState with
+//     from == to and MarkPodNotReady true is emitted; not changed either way
+//     (scale-and-budgets 4.7).
+//   - otherwise the pod is deleted with the given PVCs (T12): one DeletePod; changed.
+//     deletePVCs is copied as given (the caller orders it).
+func RemovePod(cs *model.CloneSet, p *model.Pod, deletePVCs []string, reason string) (actions []model.Action, changed bool) {
+	if cs == nil || p == nil {
+		return nil, false
+	}
+	if l := cs.Spec.Lifecycle; l != nil && AnyHooked(l.PreDelete, p) {
+		from := p.LifecycleState()
+		eff, key := NotReadyEffect(p, model.StatePreparingDelete, l.PreDelete.MarkPodNotReady)
+		if from == model.StatePreparingDelete {
+			if !eff {
+				return nil, false
+			}
+			return []model.Action{{
+				Type: model.ActionSetLifecycleState, Pod: p.Name,
+				From: from, To: from, MarkPodNotReady: true,
+				Reason: withKey(reason+": still hooked by preDelete (markers "+hookMarkers(l.PreDelete)+"), stays in PreparingDelete; not-ready key missing", eff, key, from),
+			}}, false
+		}
+		return []model.Action{{
+			Type: model.ActionSetLifecycleState, Pod: p.Name,
+			From: from, To: model.StatePreparingDelete, MarkPodNotReady: eff,
+			Reason: withKey(reason+": preDelete hook (markers "+hookMarkers(l.PreDelete)+"), wait in PreparingDelete instead of deleting", eff, key, model.StatePreparingDelete),
+		}}, true
+	}
+	why := reason
+	if p.LifecycleState() == model.StatePreparingDelete {
+		why += ": preDelete hook released"
+	}
+	return []model.Action{{
+		Type:       model.ActionDeletePod,
+		Pod:        p.Name,
+		DeletePVCs: append([]string{}, deletePVCs...),
+		Reason:     why,
+	}}, true
+}
+
+// CancelPreDelete is the first step of the scale phase (scale-and-budgets S1b;
+// lifecycle-status-validation 1.7a CancelPreDelete, T13). preparingDelete lists the
+// observed pods in PreparingDelete in canonical order; specifiedDelete tells whether
+// a pod is specified-delete (label or podsToDelete; nil means the label only);
+// replicas is spec.replicas, observed the number of observed pods and numToDelete
+// the number of distinct observed pods that are specified-delete or in
+// PreparingDelete.
+//
+// Nothing happens when preDelete or inPlaceUpdate has markPodNotReady. Otherwise,
+// with d = replicas − observed + numToDelete, the pods are walked in order: stop when
+// d ≤ 0; skip specified-delete pods; move the others back to PreparingNormal
+// (markPodNotReady false) and decrement d. Every action returned counts as changed.
+func CancelPreDelete(cs *model.CloneSet, preparingDelete []*model.Pod, specifiedDelete func(*model.Pod) bool, replicas, observed, numToDelete int) []model.Action {
+	if cs == nil {
+		return nil
+	}
+	if l := cs.Spec.Lifecycle; l != nil && (markPodNotReady(l.PreDelete) || markPodNotReady(l.InPlaceUpdate)) {
+		return nil
+	}
+	if specifiedDelete == nil {
+		specifiedDelete = (*model.Pod).HasSpecifiedDeleteLabel
+	}
+	var out []model.Action
+	d := replicas - observed + numToDelete
+	for _, p := range preparingDelete {
+		if d <= 0 {
+			break
+		}
+		if p == nil || p.LifecycleState() != model.StatePreparingDelete || specifiedDelete(p) {
+			continue
+		}
+		out = append(out, model.Action{
+			Type: model.ActionSetLifecycleState, Pod: p.Name,
+			From: model.StatePreparingDelete, To: model.StatePreparingNormal,
+			Reason: fmt.Sprintf("cancel pre-delete: %d pod(s) missing if planned deletions are ignored (replicas %d − observed %d + to delete %d)",
+				d, replicas, observed, numToDelete),
+		})
+		d--
+	}
+	return out
+}
