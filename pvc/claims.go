@@ -1,0 +1,219 @@
+package pvc
+
+import (
+	"slices"
+
+	"github.com/clonecore/cloneset/model"
+)
+
+// Index is V (the PVCs the scale phase sees, from Usable) indexed once for the
+// per-pod questions of a round: which claims a new pod creates or reuses, and
+// which claims go with a deleted pod. Build it with NewIndex; every lookup is
+// then O(1) plus the size of its answer. A nil *Index is an empty index.
+type Index struct {
+	names map[string]struct{}
+	byID  map[string][]string // instance id ("" included) -> PVC names, canonical order
+}
+
+// NewIndex indexes the PVCs of V by name and by instance-id label. Nil entries
+// are skipped and a name given twice is indexed once.
+func NewIndex(usable []*model.PVC) *Index {
+	x := &Index{
+		names: make(map[string]struct{}, len(usable)),
+		byID:  make(map[string][]string, len(usable)),
+	}
+	sorted := make([]*model.PVC, 0, len(usable))
+	for _, c := range usable {
+		if c == nil {
+			continue
+		}
+		if _, dup := x.names[c.Name]; dup {
+			continue
+		}
+		x.names[c.Name] = struct{}{}
+		sorted = append(sorted, c)
+	}
+	sortByName(sorted)
+	for _, c := range sorted {
+		id := InstanceIDOf(c)
+		x.byID[id] = append(x.byID[id], c.Name)
+	}
+	return x
+}
+
+// Has reports whether a PVC of that name is in V.
+func (x *Index) Has(name string) bool {
+	if x == nil {
+		return false
+	}
+	_, ok := x.names[name]
+	return ok
+}
+
+// ClaimsForNewPod returns, for the new pod with instance id id, the PVC names of
+// the CloneSet's volume claim templates in declaration order (scale-and-budgets.md
+// 4.4 "PVCs of the pod", rule N5), split into the ones to create first and the
+// ones that already exist in V and are reused. A template name given twice
+// counts once (upstream keys the claims by template name). Both lists are nil
+// when empty.
+func (x *Index) ClaimsForNewPod(cs *model.CloneSet, id string) (create, reuse []string) {
+	if cs == nil {
+		return nil, nil
+	}
+	seen := make(map[string]struct{}, len(cs.Spec.VolumeClaimTemplates))
+	for _, t := range cs.Spec.VolumeClaimTemplates {
+		if _, dup := seen[t.Name]; dup {
+			continue
+		}
+		seen[t.Name] = struct{}{}
+		name := ClaimName(t.Name, cs, id)
+		if x.Has(name) {
+			reuse = append(reuse, name)
+		} else {
+			create = append(create, name)
+		}
+	}
+	return create, reuse
+}
+
+// ClaimsOfPod returns the names of the PVCs of V whose instance-id label equals
+// the pod's, in canonical order: the deletePVCs of a DeletePod action
+// (scale-and-budgets.md 4.5, 5.6). [quirk] The match is plain label equality,
+// so a pod without an instance-id label matches every PVC of V without one
+// (DECISIONS.md, SB 9.6). The result is a fresh slice, nil when empty or when p
+// is nil.
+func (x *Index) ClaimsOfPod(p *model.Pod) []string {
+	if x == nil || p == nil {
+		return nil
+	}
+	names := x.byID[podID(p)]
+	if len(names) == 0 {
+		return nil
+	}
+	return append([]string(nil), names...)
+}
+
+// ClaimsForNewPod is Index.ClaimsForNewPod without an index: one pass over
+// usable, O(|usable|) per call. To serve many pods, build one Index.
+func ClaimsForNewPod(cs *model.CloneSet, id string, usable []*model.PVC) (create, reuse []string) {
+	if cs == nil || len(cs.Spec.VolumeClaimTemplates) == 0 {
+		return nil, nil
+	}
+	wanted := make(map[string]struct{}, len(cs.Spec.VolumeClaimTemplates))
+	for _, t := range cs.Spec.VolumeClaimTemplates {
+		wanted[ClaimName(t.Name, cs, id)] = struct{}{}
+	}
+	present := make(map[string]struct{}, len(wanted))
+	for _, c := range usable {
+		if c == nil {
+			continue
+		}
+		if _, ok := wanted[c.Name]; ok {
+			present[c.Name] = struct{}{}
+		}
+	}
+	return (&Index{names: present}).ClaimsForNewPod(cs, id)
+}
+
+// ClaimsOfPod is Index.ClaimsOfPod without an index: one pass over usable and
+// a sort of the matches. To serve many pods, build one Index.
+func ClaimsOfPod(p *model.Pod, usable []*model.PVC) []string {
+	if p == nil {
+		return nil
+	}
+	id := podID(p)
+	var out []string
+	for _, c := range usable {
+		if c != nil && InstanceIDOf(c) == id {
+			out = append(out, c.Name)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// OwnerAPIVersion is the apiVersion of the owner reference the CloneSet puts
+// on the pods and PVCs it creates (scale-and-budgets.md 4.4).
+const OwnerAPIVersion = model.APIVersionV1beta1
+
+// NewClaim builds the PVC that template t gives the pod with instance id id
+// (scale-and-budgets.md 5.2): name ClaimName(t.Name, cs, id), the CloneSet's
+// namespace, labels = the template's, then the selector's matchLabels (which win),
+// then the instance-id label; the template's annotations and storage request;
+// owner references = the template's own (read from t.Raw metadata, normally
+// none) followed by a controller reference to the CloneSet, so the PVC goes
+// away with the CloneSet (cascading deletion). Maps are fresh copies. A nil
+// CloneSet or template yields nil.
+func NewClaim(cs *model.CloneSet, t *model.VolumeClaimTemplate, id string) *model.PVC {
+	if cs == nil || t == nil {
+		return nil
+	}
+	labels := make(map[string]string, len(t.Labels)+2)
+	for k, v := range t.Labels {
+		labels[k] = v
+	}
+	if cs.Spec.Selector != nil {
+		for k, v := range cs.Spec.Selector.MatchLabels {
+			labels[k] = v
+		}
+	}
+	labels[model.LabelInstanceID] = id
+	refs := templateOwnerRefs(t.Raw)
+	refs = append(refs, model.OwnerReference{
+		APIVersion: OwnerAPIVersion, Kind: "CloneSet", Name: cs.Name, UID: cs.UID, Controller: true,
+	})
+	return &model.PVC{
+		Name:            ClaimName(t.Name, cs, id),
+		Namespace:       cs.Namespace,
+		Labels:          labels,
+		Annotations:     copyMap(t.Annotations),
+		OwnerReferences: refs,
+		StorageRequest:  t.StorageRequest,
+	}
+}
+
+// templateOwnerRefs reads metadata.ownerReferences from a raw claim template;
+// malformed entries are skipped.
+func templateOwnerRefs(raw map[string]any) []model.OwnerReference {
+	meta, _ := raw["metadata"].(map[string]any)
+	list, _ := meta["ownerReferences"].([]any)
+	var out []model.OwnerReference
+	for _, e := range list {
+		m, ok := e.(map[string]any)
+		if !ok {
+			continue
+		}
+		str := func(k string) string { s, _ := m[k].(string); return s }
+		ctl, _ := m["controller"].(bool)
+		out = append(out, model.OwnerReference{
+			APIVersion: str("apiVersion"), Kind: str("kind"), Name: str("name"), UID: str("uid"), Controller: ctl,
+		})
+	}
+	return out
+}
+
+// PodVolumes returns the volume names of a new pod (scale-and-budgets.md 5.3):
+// one volume per volume claim template, named after it, in declaration order
+// (rule N4), followed by the pod template's volumes (templateVolumes, in order)
+// whose names are not claim template names.
+func PodVolumes(cs *model.CloneSet, templateVolumes []string) []string {
+	var vcts []model.VolumeClaimTemplate
+	if cs != nil {
+		vcts = cs.Spec.VolumeClaimTemplates
+	}
+	claim := make(map[string]struct{}, len(vcts))
+	out := make([]string, 0, len(vcts)+len(templateVolumes))
+	for _, t := range vcts {
+		if _, dup := claim[t.Name]; dup {
+			continue
+		}
+		claim[t.Name] = struct{}{}
+		out = append(out, t.Name)
+	}
+	for _, v := range templateVolumes {
+		if _, ok := claim[v]; !ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}

@@ -1,0 +1,24 @@
+// Package pvc holds the CloneSet rules about instance ids, pod and PVC names, and
+// which PersistentVolumeClaims a round creates, reuses, re-owns or deletes
+// (scale-and-budgets.md sections 5 and 7.2).
+//
+// Everything here is pure and deterministic: no clock, no randomness, no
+// dependence on map iteration order or on the order of the input slices. Where
+// upstream is random (instance ids) or walks an informer list, the package applies
+// the spec's "Library rule (deterministic replacement)": instance ids come from
+// GenerateID (7.2), free ids are taken in ascending order, and PVCs are walked in
+// canonical order (ascending byte-wise metadata.name).
+//
+// A round uses the package in this order:
+//
+//  1. Usable (or Cleanup when reuse is off) yields V, the PVCs the scale phase
+//     sees, plus the SetPVCOwner and DeletePVC actions of the clean-up (5.4).
+//  2. NewIndex(V) indexes V once; Index.ClaimsOfPod gives the deletePVCs of a
+//     DeletePod action (4.5, 5.6).
+//  3. AllocateIDs gives the instance ids of a scale-out (5.5, 7.2), and
+//     Index.ClaimsForNewPod the createPVCs/reusePVCs of each CreatePod (4.4);
+//     Collisions names reused ids whose pod name is still taken (the 5.5 quirk).
+//
+// All lookups go through maps built once per call (or once per Index), so the
+// functions stay O(n log n) for CloneSets with 100k pods and PVCs.
+package pvc
