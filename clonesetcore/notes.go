@@ -1,0 +1,36 @@
+package clonesetcore
+
+import "fmt"
+
+// notes collects the plan's explanations in order, without duplicates.
+type notes struct {
+	list []string
+	seen map[string]bool
+}
+
+func (n *notes) add(format string, args ...any) {
+	s := fmt.Sprintf(format, args...)
+	if n.seen == nil {
+		n.seen = map[string]bool{}
+	}
+	if n.seen[s] {
+		return
+	}
+	n.seen[s] = true
+	n.list = append(n.list, s)
+}
+
+func (n *notes) addAll(list []string) {
+	for _, s := range list {
+		n.add("%s", s)
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }

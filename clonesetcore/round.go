@@ -1,0 +1,247 @@
+package clonesetcore
+
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/clonecore/cloneset/model"
+	"github.com/clonecore/cloneset/partition"
+)
+
+// round holds the state of one reconcile while the planner builds its plan.
+type round struct {
+	s     *model.Scenario
+	cs    *model.CloneSet
+	now   time.Time
+	gates model.FeatureGates
+
+	replicas     int
+	revs         revisionSet
+	podsToDelete map[string]bool
+
+	// observed are the active, owned pods matching the selector, in canonical
+	// (name) order: the pod set of every decision and of the status.
+	observed []*model.Pod
+	// activeOwned are the observed pods plus released ones (owned, active, no
+	// longer matching the selector): PVC clean-up still counts them.
+	activeOwned []*model.Pod
+	released    []*model.Pod
+	inactive    []*model.Pod
+	ownedPVCs   []*model.PVC
+	usablePVCs  []*model.PVC
+
+	budget       partition.Budget
+	updateBudget partition.Budget
+	counters     partition.Counters
+
+	actions   []model.Action
+	notes     notes
+	requeue   []time.Duration
+	scaleErr  error
+	updateErr error
+}
+
+// ErrNoCloneSet is returned by Plan for a scenario without a CloneSet.
+var ErrNoCloneSet = errors.New("scenario has no CloneSet")
+
+// Plan computes the decision of one reconcile of the scenario's CloneSet. It is
+// pure: the same scenario gives the same plan, byte for byte, whatever the order
+// of the objects in it, and nothing outside the scenario (no clock) is read.
+//
+// A controller applies a plan in four steps:
+//
+//  1. Apply Actions in order. CreatePod actions carry a Batch index: create the
+//     pods of one batch (in parallel if you like), and stop creating once a batch
+//     had a failure, as the controller does. Any failed write ends the round: call
+//     Plan again on a fresh snapshot rather than continuing.
+//  2. Write Status to the CloneSet's status subresource unless
+//     Status.WriteSkipped is set.
+//  3. If RequeueAfterSeconds > 0, call Plan again after that delay even when no
+//     event arrives; otherwise wait for the next watch event.
+//  4. Show Notes to people: they explain every decision and every wait.
+//
+// The plan never mixes purposes: its pod-level actions come from one of the
+// scale phase, the refresh step or the update step, exactly as upstream; the
+// next round continues the work.
+func Plan(s *model.Scenario) (*Result, error) {
+	if s == nil || s.CloneSet == nil {
+		return nil, ErrNoCloneSet
+	}
+	r := newRound(s)
+	r.cleanupPVCs()
+	changed := false
+	if !r.cs.DeletionTimestamp.IsZero() {
+		r.notes.add("the CloneSet is being deleted: no scaling and no update (status is still computed)")
+	} else {
+		changed = r.scale()
+		if changed {
+			r.notes.add("the scale phase changed pods: the update phase waits for the next round")
+		} else {
+			r.update()
+		}
+	}
+	status := r.status()
+	r.truncatePodsToDelete()
+	return r.finish(status), nil
+}
+
+func newRound(s *model.Scenario) *round {
+	cs := s.CloneSet
+	r := &round{s: s, cs: cs, now: s.Now, gates: s.Gates}
+	if cs.Spec.Replicas == nil {
+		r.notes.add("spec.replicas is absent: planning with the default 1 (upstream's scale phase would fail with \"spec.Replicas is nil\")")
+	}
+	r.replicas = cs.Spec.DesiredReplicas()
+	r.podsToDelete = make(map[string]bool, len(cs.Spec.ScaleStrategy.PodsToDelete))
+	for _, n := range cs.Spec.ScaleStrategy.PodsToDelete {
+		r.podsToDelete[n] = true
+	}
+	for _, sa := range s.SetAside {
+		r.notes.add("%s %s is left out: %s", sa.Kind, sa.Name, sa.Reason)
+	}
+	r.classifyPods()
+	r.revs = resolveRevisions(cs, s.Revisions, &r.notes)
+	for _, c := range s.PVCs {
+		ref := model.ControllerRef(c.OwnerReferences)
+		if ref.OwnedBy(cs) && c.DeletionTimestamp.IsZero() {
+			r.ownedPVCs = append(r.ownedPVCs, c)
+		}
+	}
+	sort.Slice(r.ownedPVCs, func(i, j int) bool { return r.ownedPVCs[i].Name < r.ownedPVCs[j].Name })
+	in := r.partitionInput()
+	r.budget = partition.Compute(in, partition.ScaleVariant)
+	r.updateBudget = partition.Compute(in, partition.UpdateVariant)
+	r.counters = partition.Count(in, partition.ScaleVariant)
+	r.notes.addAll(partition.Resolve(cs).Problems)
+	return r
+}
+
+func (r *round) partitionInput() partition.Input {
+	return partition.Input{
+		CloneSet: r.cs, Pods: r.observed, CurrentRevision: r.revs.current.Name,
+		UpdateRevision: r.revs.update.Name, Gates: r.gates, Controller: r.s.Controller, Now: r.now,
+	}
+}
+
+// classifyPods splits the scenario's pods into observed, released and inactive
+// pods, in canonical order (LSV 0, scale-and-budgets 0).
+func (r *round) classifyPods() {
+	pods := append([]*model.Pod(nil), r.s.Pods...)
+	sort.Slice(pods, func(i, j int) bool { return pods[i].Name < pods[j].Name })
+	var adopted []string
+	for _, p := range pods {
+		ref := model.ControllerRef(p.OwnerReferences)
+		owned := ref.OwnedBy(r.cs)
+		if !owned && ref != nil {
+			continue // belongs to something else; the loader normally sets it aside
+		}
+		if !p.IsActive() {
+			if owned {
+				r.inactive = append(r.inactive, p)
+			}
+			continue
+		}
+		matches := r.cs.Spec.Selector.Matches(p.Labels)
+		switch {
+		case owned && matches:
+			r.observed = append(r.observed, p)
+			r.activeOwned = append(r.activeOwned, p)
+		case owned:
+			r.released = append(r.released, p)
+			r.activeOwned = append(r.activeOwned, p)
+		case matches:
+			r.observed = append(r.observed, p)
+			r.activeOwned = append(r.activeOwned, p)
+			adopted = append(adopted, p.Name)
+		}
+	}
+	if len(adopted) > 0 {
+		r.notes.add("orphan pods matching the selector are treated as adopted: %s", strings.Join(adopted, ", "))
+	}
+	if len(r.released) > 0 {
+		names := make([]string, len(r.released))
+		for i, p := range r.released {
+			names[i] = p.Name
+		}
+		r.notes.add("released (no longer match the selector, not counted): %s", strings.Join(names, ", "))
+	}
+}
+
+func (r *round) emit(acts ...model.Action) { r.actions = append(r.actions, acts...) }
+
+func (r *round) push(d time.Duration) {
+	if d > 0 {
+		r.requeue = append(r.requeue, d)
+	}
+}
+
+func (r *round) isSpecifiedDelete(p *model.Pod) bool {
+	return p.HasSpecifiedDeleteLabel() || r.podsToDelete[p.Name]
+}
+
+// truncatePodsToDelete drops names of podsToDelete that are not observed pods
+// (scale-and-budgets 6.7).
+func (r *round) truncatePodsToDelete() {
+	list := r.cs.Spec.ScaleStrategy.PodsToDelete
+	if len(list) == 0 {
+		return
+	}
+	names := make(map[string]bool, len(r.observed))
+	for _, p := range r.observed {
+		names[p.Name] = true
+	}
+	var remove []string
+	for _, n := range list {
+		if !names[n] {
+			remove = append(remove, n)
+		}
+	}
+	if len(remove) > 0 {
+		r.emit(model.Action{Type: model.ActionUpdatePodsToDelete, Remove: remove, Reason: "names of pods that are gone"})
+	}
+}
+
+func (r *round) finish(status Status) *Result {
+	p := &Result{
+		APIVersion: PlanAPIVersion, Kind: PlanKind,
+		CloneSet:        ObjectRef{Namespace: r.cs.Namespace, Name: r.cs.Name},
+		CurrentRevision: r.revs.current.Name, UpdateRevision: r.revs.update.Name,
+		Budget: r.budget, Actions: r.actions, Status: status, Notes: r.notes.list,
+	}
+	if r.updateBudget != r.budget {
+		ub := r.updateBudget
+		p.UpdateBudget = &ub
+	}
+	if p.Actions == nil {
+		p.Actions = []model.Action{}
+	}
+	if p.Notes == nil {
+		p.Notes = []string{}
+	}
+	var best time.Duration
+	for _, d := range r.requeue {
+		if d > 0 && (best == 0 || d < best) {
+			best = d
+		}
+	}
+	p.RequeueAfterSeconds = best.Seconds()
+	return p
+}
+
+// batchOf returns the 0-based slow-start batch of the i-th created pod (batches
+// of 1, 2, 4, ...).
+func batchOf(i int) int { return bits.Len(uint(i+1)) - 1 }
+
+func podNames(pods []*model.Pod) string {
+	names := make([]string, len(pods))
+	for i, p := range pods {
+		names[i] = p.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }

@@ -1,0 +1,302 @@
+package clonesetcore
+
+import (
+	"github.com/clonecore/cloneset/lifecycle"
+	"github.com/clonecore/cloneset/model"
+	"github.com/clonecore/cloneset/ordering"
+	"github.com/clonecore/cloneset/partition"
+	"github.com/clonecore/cloneset/pvc"
+)
+
+// cleanupPVCs runs the PVC clean-up (scale-and-budgets 5.4) when reuse is off
+// and fixes the set V of PVCs the scale phase sees.
+func (r *round) cleanupPVCs() {
+	if pvc.ReuseEnabled(r.cs) {
+		r.usablePVCs = r.ownedPVCs
+		return
+	}
+	usable, acts := pvc.Cleanup(r.cs, r.activeOwned, r.inactive, r.ownedPVCs)
+	r.usablePVCs = usable
+	r.emit(acts...)
+}
+
+// scale runs the scale phase (scale-and-budgets 4.3) and reports whether it
+// changed anything.
+func (r *round) scale() bool {
+	cs := r.cs
+	b := r.budget
+	// S1: planned deletions.
+	var sd, pd []*model.Pod
+	numToDelete := 0
+	for _, p := range r.observed {
+		isSD := r.isSpecifiedDelete(p)
+		isPD := p.LifecycleState() == model.StatePreparingDelete
+		if isSD {
+			sd = append(sd, p)
+		}
+		if isPD {
+			pd = append(pd, p)
+		}
+		if isSD || isPD {
+			numToDelete++
+		}
+	}
+	// S1b: cancel pre-deletions when replicas went up again.
+	if acts := lifecycle.CancelPreDelete(cs, pd, r.isSpecifiedDelete, r.replicas, len(r.observed), numToDelete); len(acts) > 0 {
+		r.emit(acts...)
+		r.notes.add("replicas went up while %s waited in PreparingDelete: cancelled back to PreparingNormal", plural(len(acts), "pod", "pods"))
+		return true
+	}
+	// S2: the record.
+	if b.ScaleUp > b.ScaleUpLimit {
+		r.notes.add("scale-out limited by scaleStrategy.maxUnavailable, limit %d (%d wanted, scaleMaxUnavailable %d, %d pods unavailable)",
+			b.ScaleUpLimit, b.ScaleUp, b.ScaleMaxUnavailable, r.counters.PreDelNew+r.counters.PreDelOld+r.counters.UnavNew+r.counters.UnavOld)
+	}
+	// S3: scale out.
+	if b.ScaleUp > 0 {
+		if b.ScaleUpLimit <= 0 {
+			r.notes.add("scale-out of %s waits: no creation allowed this round; nothing is deleted while pods are missing", plural(b.ScaleUp, "pod", "pods"))
+			return false
+		}
+		r.createPods(b.ScaleUpLimit, b.ScaleUpOldRevision)
+		return true
+	}
+	// S4: pods already in PreparingDelete.
+	if len(pd) > 0 {
+		changed := false
+		waiting := 0
+		for _, p := range pd {
+			acts, ch := lifecycle.RemovePod(cs, p, pvc.ClaimsOfPod(p, r.usablePVCs), "pre-delete hook released")
+			r.emit(acts...)
+			if ch {
+				changed = true
+			} else {
+				waiting++
+			}
+		}
+		if waiting > 0 {
+			r.notes.add("%s in PreparingDelete still hooked by lifecycle.preDelete: waiting for the hook to be released", plural(waiting, "pod", "pods"))
+		}
+		if changed {
+			return true
+		}
+	}
+	// S5: specified deletion, charged to deleteReadyLimit for ready pods.
+	inPD := make(map[string]bool, len(pd))
+	for _, p := range pd {
+		inPD[p.Name] = true
+	}
+	budget := b.DeleteReadyLimit
+	var kept, skipped []*model.Pod
+	for _, p := range sd {
+		if inPD[p.Name] {
+			continue
+		}
+		switch {
+		case !partition.ReadyForBudget(p, r.now):
+			kept = append(kept, p)
+		case budget > 0:
+			kept = append(kept, p)
+			budget--
+		default:
+			skipped = append(skipped, p)
+		}
+	}
+	if len(skipped) > 0 {
+		r.notes.add("specified delete of %s waits: deleteReadyLimit is %d (maxUnavailable %d + %d pods - %d replicas - %d unavailable)",
+			podNames(skipped), b.DeleteReadyLimit, b.MaxUnavailable, len(r.observed), r.replicas, r.unavailableCount())
+	}
+	if len(kept) > 0 {
+		changed := false
+		for _, p := range kept {
+			acts, ch := lifecycle.RemovePod(cs, p, pvc.ClaimsOfPod(p, r.usablePVCs), "specified delete")
+			r.emit(acts...)
+			changed = changed || ch
+		}
+		if changed {
+			return true
+		}
+	}
+	// S6: scale in.
+	if b.ScaleDown > 0 {
+		if numToDelete > 0 {
+			r.notes.add("scale-in of %s waits until %s (specified-delete or PreparingDelete) are gone",
+				plural(b.ScaleDown, "pod", "pods"), plural(numToDelete, "pod", "pods"))
+			return false
+		}
+		chosen := r.choosePodsToDelete(b)
+		budget = b.DeleteReadyLimit
+		var del, wait []*model.Pod
+		for _, p := range chosen {
+			switch {
+			case !partition.ReadyForBudget(p, r.now):
+				del = append(del, p)
+			case budget > 0:
+				del = append(del, p)
+				budget--
+			default:
+				wait = append(wait, p)
+			}
+		}
+		if len(wait) > 0 {
+			r.notes.add("scale-in waits for %s: deleteReadyLimit is %d because %d pods are not yet available (maxUnavailable %d, minReadySeconds %d)",
+				podNames(wait), b.DeleteReadyLimit, r.unavailableCount(), b.MaxUnavailable, cs.Spec.MinReadySeconds)
+		}
+		changed := false
+		for _, p := range del {
+			acts, ch := lifecycle.RemovePod(cs, p, pvc.ClaimsOfPod(p, r.usablePVCs), "scale in")
+			r.emit(acts...)
+			changed = changed || ch
+		}
+		return changed
+	}
+	return false
+}
+
+func (r *round) unavailableCount() int {
+	c := r.counters
+	return c.PreDelNew + c.PreDelOld + c.UnavNew + c.UnavOld
+}
+
+// choosePodsToDelete splits scaleDown between old and updated pods and ranks each
+// group (scale-and-budgets 4.6).
+func (r *round) choosePodsToDelete(b partition.Budget) []*model.Pod {
+	var upd, old []*model.Pod
+	for _, p := range r.observed {
+		if partition.IsUpdated(p, r.revs.update.Name, r.gates, partition.ScaleVariant) {
+			upd = append(upd, p)
+		} else {
+			old = append(old, p)
+		}
+	}
+	var chosen []*model.Pod
+	switch {
+	case b.ScaleDownOldRevision >= b.ScaleDown:
+		chosen = r.pick(old, b.ScaleDown)
+	case b.ScaleDownOldRevision > 0:
+		chosen = append(r.pick(old, b.ScaleDownOldRevision), r.pick(upd, b.ScaleDown-b.ScaleDownOldRevision)...)
+	default:
+		chosen = r.pick(upd, b.ScaleDown)
+	}
+	return chosen
+}
+
+// pick takes k pods of group g in deletion order.
+func (r *round) pick(g []*model.Pod, k int) []*model.Pod {
+	if k > len(g) {
+		r.notes.add("scale-in wanted %d pods from a group of %d: upstream takes fewer than asked (quirk, scale-and-budgets 9.10)", k, len(g))
+		k = len(g)
+	}
+	ranked := ordering.RankForDeletion(g, r.deletionOptions())
+	out := make([]*model.Pod, 0, k)
+	for _, x := range ranked[:k] {
+		out = append(out, x.Pod)
+	}
+	return out
+}
+
+func (r *round) deletionOptions() ordering.DeletionOptions {
+	opts := ordering.DeletionOptions{MinReadySeconds: r.cs.Spec.MinReadySeconds, Now: r.now}
+	for _, c := range r.revs.update.Template.Spec.TopologySpreadConstraints {
+		opts.TopologyKeys = append(opts.TopologyKeys, c.TopologyKey)
+	}
+	if len(opts.TopologyKeys) > 0 {
+		opts.Nodes = make(map[string]*model.Node, len(r.s.Nodes))
+		for _, n := range r.s.Nodes {
+			opts.Nodes[n.Name] = n
+		}
+		var missing []string
+		seen := map[string]bool{}
+		for _, p := range r.observed {
+			if n := p.Spec.NodeName; n != "" && opts.Nodes[n] == nil && !seen[n] {
+				seen[n] = true
+				missing = append(missing, n)
+			}
+		}
+		if len(missing) > 0 {
+			r.notes.add("topology spread ranking: nodes %v are referenced by pods but not in the scenario; their pods get spread rank 0 (as upstream when a node cannot be fetched)", missing)
+		}
+	}
+	return opts
+}
+
+// createPods emits n CreatePod actions: min(n, k) at the current revision first,
+// the rest at the update revision (scale-and-budgets 4.4).
+func (r *round) createPods(n, k int) {
+	cs := r.cs
+	allocs := pvc.AllocateIDs(cs, n, r.observed, r.inactive, r.s.PVCs, r.usablePVCs)
+	reasons := r.createReasons(n)
+	nOld := min(n, k)
+	for i, a := range allocs {
+		rev := r.revs.update
+		if i < nOld {
+			rev = r.revs.current
+		}
+		create, reuse := pvc.ClaimsForNewPod(cs, a.ID, r.usablePVCs)
+		r.emit(model.Action{
+			Type: model.ActionCreatePod, Pod: pvc.PodName(cs, a.ID), InstanceID: a.ID, Revision: rev.Name,
+			LifecycleState: model.StatePreparingNormal, CreatePVCs: create, ReusePVCs: reuse,
+			Batch: batchOf(i), Reason: reasons[i],
+		})
+	}
+	if nOld > 0 {
+		r.notes.add("%s created at the current revision %s to keep the partition", plural(nOld, "pod is", "pods are"), r.revs.current.Name)
+	}
+	if c := pvc.Collisions(cs, allocs, r.inactive); len(c) > 0 {
+		r.notes.add("reused instance ids collide with pods that still exist (terminating or terminal): %v; upstream's creation fails with AlreadyExists until they are gone (quirk, scale-and-budgets 5.5, kruise issues #1099/#1433)", c)
+	}
+}
+
+// createReasons says why each of n new pods is created: missing replicas first,
+// then surge for specified deletion or for the update (scale-and-budgets 3.2).
+func (r *round) createReasons(n int) []string {
+	missing := r.replicas - r.currentCount()
+	surgeReason := "surge for update"
+	if r.counters.ToDelNew+r.counters.ToDelOld > 0 && r.scaleSurgeWins() {
+		surgeReason = "surge for specified delete"
+	}
+	out := make([]string, n)
+	for i := range out {
+		if i < missing {
+			out[i] = "scale out"
+		} else {
+			out[i] = surgeReason
+		}
+	}
+	return out
+}
+
+// currentCount is C of scale-and-budgets 3.3.
+func (r *round) currentCount() int {
+	c := len(r.observed)
+	if partition.ExcludePreparingDelete(r.cs, r.s.Controller) {
+		c -= r.counters.PreDelNew + r.counters.PreDelOld
+	}
+	return c
+}
+
+// scaleSurgeWins tells whether the surge of this round serves specified deletion
+// (scale-and-budgets 3.2 step 3: ties go to specified deletion).
+func (r *round) scaleSurgeWins() bool {
+	c := r.counters
+	toDel := c.ToDelNew + c.ToDelOld
+	tUnav := c.PreDelNew + c.PreDelOld + c.UnavNew + c.UnavOld
+	scaleSurge := min(max(tUnav+toDel-r.budget.MaxUnavailable, 0), toDel)
+	oldDiff := c.ActOld - r.budget.Partition
+	newDiff := c.ActNew - (r.budget.Replicas - r.budget.Partition)
+	if !r.gates.CloneSetPartitionRollback || r.revs.current.Name == r.revs.update.Name {
+		oldDiff, newDiff = max(oldDiff, 0), min(newDiff, 0)
+	}
+	updSurge := 0
+	if (oldDiff > 0 && newDiff < 0) || (oldDiff < 0 && newDiff > 0) {
+		updSurge = min(abs(oldDiff), abs(newDiff))
+	}
+	return scaleSurge >= updSurge
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

@@ -1,0 +1,204 @@
+package clonesetcore
+
+import (
+	"github.com/clonecore/cloneset/inplace"
+	"github.com/clonecore/cloneset/lifecycle"
+	"github.com/clonecore/cloneset/model"
+	"github.com/clonecore/cloneset/ordering"
+)
+
+// update runs the update phase (update-and-ordering 2.1): refresh every pod, stop
+// if that changed any, then the rolling update within the budget.
+func (r *round) update() {
+	if r.refresh() {
+		r.notes.add("the refresh step changed pods: no pod is updated this round")
+		return
+	}
+	cs := r.cs
+	if cs.Spec.UpdateStrategy.Type == model.UpdateStrategyOnDelete {
+		if r.waitingCount(r.revs.update.Name, true) > 0 {
+			r.notes.add("updateStrategy OnDelete: pods are updated only when someone deletes them")
+		}
+		return
+	}
+	ru := cs.Spec.UpdateStrategy.RollingUpdate
+	if ru != nil && ru.Paused {
+		if r.waitingCount(r.revs.update.Name, true) > 0 {
+			r.notes.add("update paused (rollingUpdate.paused): %s wait for update", plural(r.waitingCount(r.revs.update.Name, true), "pod", "pods"))
+		}
+		return
+	}
+	b := r.updateBudget
+	if b.UpdateNum == 0 {
+		if w := r.waitingCount(r.revs.update.Name, true); w > 0 && b.Partition > 0 {
+			r.notes.add("partition %d keeps %s at old revisions", b.Partition, plural(w, "pod", "pods"))
+		}
+		return
+	}
+	forward := b.UpdateNum > 0
+	target := r.revs.update
+	if !forward {
+		target = r.revs.current
+		r.notes.add("rolling back %s to the current revision %s (CloneSetPartitionRollback)", plural(-b.UpdateNum, "pod", "pods"), target.Name)
+	}
+	cands := r.candidates(forward)
+	if len(cands) == 0 {
+		return
+	}
+	sorted := ordering.SortForUpdate(cands, ordering.UpdateOptions{RollingUpdate: ru, AllPods: r.observed})
+	ordered := make([]*model.Pod, len(sorted))
+	for i, x := range sorted {
+		ordered[i] = x.Pod
+	}
+	admitted, why := r.limitUpdates(ordered, abs(b.UpdateNum), b.UpdateMaxUnavailable, target.Name)
+	if why != "" {
+		r.notes.add("%s", why)
+	}
+	// The per-pod step receives the update revision even in a roll-back: the
+	// real controller's in-place path then re-applies the update revision (an
+	// empty in-place update) instead of moving the pod back. The conformance
+	// worlds plan/0092 and plan/0109 show it; update-and-ordering.md 2.4 says
+	// T = current revision, which only holds for candidate selection and the
+	// budget.
+	podTarget := r.revs.update.Name
+	if !forward && len(admitted) > 0 && lifecycle.Policy(cs) != model.PolicyReCreate {
+		r.notes.add("roll-back in place re-applies the update revision %s to %s instead of moving it back to %s (quirk of the real controller: its in-place path is given the update revision)", podTarget, podNames(admitted), target.Name)
+	}
+	for _, p := range admitted {
+		d := lifecycle.DecideUpdate(lifecycle.UpdateInput{
+			CloneSet: cs, Pod: p, Target: podTarget, Revisions: r.revisionList(), Gates: r.gates, Now: r.now,
+		})
+		r.emit(d.Actions...)
+		if d.Note != "" {
+			r.notes.add("%s", d.Note)
+		}
+		r.push(d.RequeueAfter)
+		if d.Err != nil {
+			r.updateErr = d.Err
+			r.notes.add("the update loop stops: %v (FailedUpdate)", d.Err)
+			return
+		}
+	}
+}
+
+// revisionList returns the known revisions plus a derived update revision.
+func (r *round) revisionList() []*model.Revision {
+	if !r.revs.derived {
+		return r.revs.sorted
+	}
+	return append(append([]*model.Revision(nil), r.revs.sorted...), r.revs.update)
+}
+
+// refresh runs step 1 of the update phase for every observed pod and reports
+// whether a lifecycle label or the template-hash label was written.
+func (r *round) refresh() bool {
+	changed := false
+	for _, p := range r.observed {
+		patches, wait, err := inplace.Refresh(p, r.gates, r.now)
+		if err != nil {
+			r.updateErr = err
+			r.notes.add("pod %s: %v: the update phase aborts (FailedUpdate)", p.Name, err)
+			return true
+		}
+		r.emit(patches...)
+		if wait > 0 {
+			r.push(wait)
+			r.notes.add("pod %s waits: in-place update grace period, %s left", p.Name, wait)
+		}
+		completed, err := inplace.Completed(p, r.gates)
+		if err != nil {
+			completed = false
+		}
+		acts := lifecycle.Refresh(r.cs, p, r.revs.update.Name, completed)
+		if len(acts) > 0 {
+			r.emit(acts...)
+			changed = true
+		}
+	}
+	return changed
+}
+
+// waitingCount counts observed pods not at (forward) or at (roll-back) rev.
+func (r *round) waitingCount(rev string, forward bool) int {
+	n := 0
+	for _, p := range r.observed {
+		if p.InRevision(rev) != forward {
+			n++
+		}
+	}
+	return n
+}
+
+// candidates selects the pods waiting for update (update-and-ordering 2.4, 2.5).
+func (r *round) candidates(forward bool) []*model.Pod {
+	var out []*model.Pod
+	var inGrace []string
+	for _, p := range r.observed {
+		if p.InRevision(r.revs.update.Name) == forward {
+			continue
+		}
+		switch st := p.LifecycleState(); {
+		case st == model.StatePreparingDelete:
+			continue
+		case st == model.StateUpdated:
+			out = append(out, p)
+		case p.GraceValue() != "":
+			inGrace = append(inGrace, p.Name)
+		default:
+			out = append(out, p)
+		}
+	}
+	if len(inGrace) > 0 {
+		r.notes.add("in an in-place grace period, not updated again now: %v", inGrace)
+	}
+	return out
+}
+
+// limitUpdates applies limitUpdateIndexes (update-and-ordering 3): the loop stops
+// at the first candidate that does not fit. It returns the admitted pods and,
+// when some were held back, a sentence saying why.
+func (r *round) limitUpdates(sorted []*model.Pod, n, maxUnavail int, target string) ([]*model.Pod, string) {
+	if n < len(sorted) {
+		sorted = sorted[:n]
+	}
+	m := r.cs.Spec.MinReadySeconds
+	unavail, unavailT := 0, 0
+	for _, p := range r.observed {
+		if !p.IsAvailable(m, r.now) {
+			unavail++
+			if p.InRevision(target) {
+				unavailT++
+			}
+		}
+	}
+	k := 0
+	why := ""
+	for _, p := range sorted {
+		if unavailT+k >= maxUnavail {
+			if maxUnavail <= 0 {
+				why = budgetStallNote(r, maxUnavail)
+			} else {
+				why = sprintf("update budget used up: %d of updateMaxUnavailable %d taken by pods already unavailable at %s or started this round; %s wait", unavailT+k, maxUnavail, target, plural(len(sorted)-k, "pod", "pods"))
+			}
+			break
+		}
+		if p.IsAvailable(m, r.now) {
+			if unavail >= maxUnavail {
+				why = sprintf("update budget used up: %d pods unavailable, updateMaxUnavailable %d; %s wait", unavail, maxUnavail, plural(len(sorted)-k, "pod", "pods"))
+				break
+			}
+			unavail++
+		}
+		k++
+	}
+	return sorted[:k], why
+}
+
+func budgetStallNote(r *round, maxUnavail int) string {
+	b := r.updateBudget
+	s := sprintf("update waits: updateMaxUnavailable is %d (maxUnavailable %d + %d pods - %d replicas)", maxUnavail, b.MaxUnavailable, len(r.observed), b.Replicas)
+	if len(r.observed) < b.Replicas {
+		s += "; upstream stalls silently while under-replicated (quirk: the update budget goes negative)"
+	}
+	return s
+}
