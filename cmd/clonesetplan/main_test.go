@@ -1,0 +1,139 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const validScenario = `apiVersion: apps.kruise.io/v1beta1
+kind: CloneSet
+metadata: {name: sample, namespace: default}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: sample}}
+  template:
+    metadata: {labels: {app: sample}}
+    spec: {containers: [{name: nginx, image: nginx:v1}]}
+`
+
+// b17Scenario breaks only the both-below-1 rule (accepted unless --strict).
+const b17Scenario = `apiVersion: apps.kruise.io/v1beta1
+kind: CloneSet
+metadata: {name: sample, namespace: default}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: sample}}
+  template:
+    metadata: {labels: {app: sample}}
+    spec: {containers: [{name: nginx, image: nginx:v1}]}
+  updateStrategy:
+    rollingUpdate: {maxUnavailable: 0, maxSurge: 1}
+`
+
+func TestRun(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := write("good.yaml", validScenario)
+	b17 := write("b17.yaml", b17Scenario)
+	bad := write("bad.yaml", strings.Replace(validScenario, "replicas: 2", "replicas: -1", 1))
+	badType := write("badtype.yaml", strings.Replace(validScenario, "replicas: 2", "replicas: two", 1))
+	pods := write("pods.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p1, labels: {app: sample}}\n")
+	missing := filepath.Join(dir, "missing.yaml")
+
+	notYet := func(cmd string) []string { return []string{"clonesetplan " + cmd + ": not implemented yet"} }
+	cases := []struct {
+		name       string
+		args       []string
+		stdin      string
+		code       int
+		wantOut    []string
+		wantErr    []string
+		wantNoLoad bool // stderr must not mention loading
+	}{
+		// Help and usage.
+		{"no arguments", nil, "", 2, nil, []string{"Usage: clonesetplan <command>", "plan", "rank", "simulate"}, false},
+		{"--help", []string{"--help"}, "", 0, []string{"Usage: clonesetplan <command>", "plan", "rank", "simulate", "-f FILE", "-o FORMAT", "--for WHAT", "--seed N", "--steps N", "--svg FILE", "--strict"}, nil, false},
+		{"-h", []string{"-h"}, "", 0, []string{"Usage: clonesetplan <command>"}, nil, false},
+		{"help", []string{"help"}, "", 0, []string{"Commands:"}, nil, false},
+		{"plan -h", []string{"plan", "-h"}, "", 0, []string{"Usage: clonesetplan plan", "-f value", "-o string", "-strict"}, nil, false},
+		{"rank --help", []string{"rank", "--help"}, "", 0, []string{"Usage: clonesetplan rank", "-for string"}, nil, false},
+		{"simulate -h", []string{"simulate", "-h"}, "", 0, []string{"-seed int", "-steps int", "-svg string"}, nil, false},
+		{"unknown command", []string{"apply", "-f", good}, "", 2, nil, []string{`unknown command "apply"`, "Usage:"}, false},
+		{"unknown flag", []string{"plan", "-f", good, "--bogus"}, "", 2, nil, []string{"flag provided but not defined: -bogus", "Usage: clonesetplan plan"}, false},
+		{"no -f", []string{"plan"}, "", 2, nil, []string{"no scenario: give -f FILE"}, false},
+		{"empty -f", []string{"plan", "-f", ""}, "", 2, nil, []string{"empty file name"}, false},
+		{"bad -o", []string{"plan", "-f", good, "-o", "xml"}, "", 2, nil, []string{`-o "xml": want json, yaml or text`}, false},
+		{"bad --for", []string{"rank", "-f", good, "--for", "fun"}, "", 2, nil, []string{`--for "fun": want deletion or update`}, false},
+		{"--for on plan", []string{"plan", "-f", good, "--for", "update"}, "", 2, nil, []string{"flag provided but not defined: -for"}, false},
+		{"negative --steps", []string{"simulate", "-f", good, "--steps", "-1"}, "", 2, nil, []string{"--steps -1: must not be negative"}, false},
+		{"bad --seed", []string{"simulate", "-f", good, "--seed", "x"}, "", 2, nil, []string{`invalid value "x" for flag -seed`}, false},
+		{"stray argument", []string{"plan", "-f", good, "extra.yaml"}, "", 2, nil, []string{`unexpected argument "extra.yaml"`}, false},
+
+		// Bad input: exit 1, message on stderr naming the object and field.
+		{"invalid spec", []string{"plan", "-f", bad}, "", 1, nil, []string{"clonesetplan plan: ", "bad.yaml:5: CloneSet default/sample: spec.replicas: Invalid value: -1"}, false},
+		{"type error", []string{"rank", "-f", badType}, "", 1, nil, []string{"clonesetplan rank: ", `CloneSet default/sample: spec.replicas: expected an integer, got "two"`}, false},
+		{"missing file", []string{"simulate", "-f", missing}, "", 1, nil, []string{"clonesetplan simulate: ", "missing.yaml", "no such file"}, false},
+		{"no CloneSet", []string{"plan", "-f", pods}, "", 1, nil, []string{"no CloneSet"}, false},
+		{"bad stdin", []string{"plan", "-f", "-"}, "kind: [", 1, nil, []string{"-: invalid YAML"}, false},
+		{"B17 with --strict", []string{"plan", "--strict", "-f", b17}, "", 1, nil, []string{"maxUnavailable and maxSurge should not both be less than 1"}, false},
+
+		// Loaded and planned.
+		{"plan", []string{"plan", "-f", good}, "", 0, []string{"CloneSet default/sample", "Budget", "Actions"}, nil, false},
+		{"plan -o json, two files", []string{"plan", "-o", "json", "-f", good, "-f", pods}, "", 0, []string{`"kind": "Plan"`, `"budget"`}, nil, false},
+		{"plan from stdin", []string{"plan", "-f", "-", "-o", "yaml"}, validScenario, 0, []string{"kind: Plan", "budget:"}, nil, false},
+		{"rank --for update", []string{"rank", "-f", good, "--for", "update", "-o", "json"}, "", 0, []string{`"for": "update"`}, nil, false},
+		{"rank default --for", []string{"rank", "-f", good}, "", 0, []string{"deletion order"}, nil, false},
+		{"simulate", []string{"simulate", "-f", good, "--seed", "7", "--steps", "3", "--svg", filepath.Join(dir, "out.svg")}, "", 2, nil, notYet("simulate"), true},
+		{"B17 accepted by default", []string{"plan", "-f", b17, "-o", "json"}, "", 0, []string{`"kind": "Plan"`}, nil, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(c.args, strings.NewReader(c.stdin), &stdout, &stderr)
+			if code != c.code {
+				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", code, c.code, stdout.String(), stderr.String())
+			}
+			for _, w := range c.wantOut {
+				if !strings.Contains(stdout.String(), w) {
+					t.Errorf("stdout lacks %q:\n%s", w, stdout.String())
+				}
+			}
+			for _, w := range c.wantErr {
+				if !strings.Contains(stderr.String(), w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr.String())
+				}
+			}
+			if c.code == 0 && stderr.Len() != 0 {
+				t.Errorf("stderr on success: %s", stderr.String())
+			}
+			if c.wantNoLoad && strings.Count(stderr.String(), "\n") != 1 {
+				t.Errorf("stderr: %q", stderr.String())
+			}
+		})
+	}
+}
+
+func TestParseFlags(t *testing.T) {
+	var out, errb bytes.Buffer
+	opts, _, ok := parseFlags("simulate", []string{"-f", "a", "--f", "b", "-o", "yaml", "--seed", "42", "--steps", "0", "--svg", "x.svg", "--strict"}, &out, &errb)
+	if !ok || strings.Join(opts.files, ",") != "a,b" || opts.output != "yaml" || opts.seed != 42 || opts.steps != 0 || opts.svg != "x.svg" || !opts.strict {
+		t.Errorf("opts = %+v, ok %v, stderr %s", opts, ok, errb.String())
+	}
+	opts, _, ok = parseFlags("rank", []string{"-f", "a"}, &out, &errb)
+	if !ok || opts.forWhat != "deletion" || opts.output != "text" {
+		t.Errorf("rank defaults: %+v", opts)
+	}
+	opts, _, ok = parseFlags("simulate", []string{"-f", "a"}, &out, &errb)
+	if !ok || opts.seed != 1 || opts.steps != 10 || opts.svg != "" {
+		t.Errorf("simulate defaults: %+v", opts)
+	}
+}
