@@ -104,6 +104,7 @@ func newRound(s *model.Scenario) *round {
 		r.notes.add("%s %s is left out: %s", sa.Kind, sa.Name, sa.Reason)
 	}
 	r.classifyPods()
+	r.noteTolerated()
 	r.revs = resolveRevisions(cs, s.Revisions, &r.notes)
 	for _, c := range s.PVCs {
 		ref := model.ControllerRef(c.OwnerReferences)
@@ -118,6 +119,23 @@ func newRound(s *model.Scenario) *round {
 	r.counters = partition.Count(in, partition.ScaleVariant)
 	r.notes.addAll(partition.Resolve(cs).Problems)
 	return r
+}
+
+// noteTolerated names the inputs upstream's webhook would reject but the planner
+// accepts, because real clusters can hold them (DECISIONS.md "Input strictness").
+func (r *round) noteTolerated() {
+	errs := model.Validate(r.cs, r.s.Pods)
+	switch {
+	case errs.HasRule("B17"):
+		r.notes.add("the v1beta1 webhook would reject this CloneSet (maxUnavailable below 1; it ignores maxSurge, quirk B17); planning it anyway: such objects exist when created through v1alpha1 or when replicas changed through the scale subresource")
+	case errs.HasRule("A17"):
+		r.notes.add("the webhook would reject this CloneSet (maxUnavailable and maxSurge both below 1, A17); planning it anyway: replicas may have changed through the scale subresource")
+	}
+	for _, p := range r.observed {
+		if !model.KnownLifecycleState(p.LifecycleState()) {
+			r.notes.add("pod %s has the unknown lifecycle state %q: it counts as unavailable and cannot be updated in place (as upstream)", p.Name, p.LifecycleState())
+		}
+	}
 }
 
 func (r *round) partitionInput() partition.Input {

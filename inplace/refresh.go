@@ -208,6 +208,7 @@ func applyChange(p *model.Pod, state State, ch change, now time.Time, removeGrac
 					case k == "labels" && v != nil:
 						a.SetLabels[key] = *v
 					case k == "labels":
+						a.RemoveLabels = append(a.RemoveLabels, key)
 						notes = append(notes, "remove label "+key)
 					case v != nil:
 						a.SetAnnotations[key] = *v
@@ -235,6 +236,10 @@ func applyChange(p *model.Pod, state State, ch change, now time.Time, removeGrac
 	names := model.SortedKeys(toUpdate)
 	for _, name := range names {
 		if img, ok := ch.images[name]; ok {
+			if a.SetImages == nil {
+				a.SetImages = map[string]string{}
+			}
+			a.SetImages[name] = img
 			notes = append(notes, "set image "+name+"="+img)
 		}
 		if m, ok := ch.refMeta[name]; ok {
@@ -254,6 +259,23 @@ func applyChange(p *model.Pod, state State, ch change, now time.Time, removeGrac
 				xs = append(xs, "requests."+k+"="+string(r.Requests[k]))
 			}
 			notes = append(notes, "set resources "+name+" "+strings.Join(xs, " "))
+			rv := model.ResourceValues{}
+			for _, k := range model.SortedKeys(r.Limits) {
+				if rv.Limits == nil {
+					rv.Limits = map[string]string{}
+				}
+				rv.Limits[k] = string(r.Limits[k])
+			}
+			for _, k := range model.SortedKeys(r.Requests) {
+				if rv.Requests == nil {
+					rv.Requests = map[string]string{}
+				}
+				rv.Requests[k] = string(r.Requests[k])
+			}
+			if a.SetResources == nil {
+				a.SetResources = map[string]model.ResourceValues{}
+			}
+			a.SetResources[name] = rv
 		}
 	}
 	// Rewrite the state.

@@ -85,6 +85,7 @@ func TestGraceTimelineExample9(t *testing.T) {
 		Pod:               "web-a",
 		SetAnnotations:    map[string]string{model.AnnotationInPlaceUpdateState: wantState},
 		RemoveAnnotations: []string{model.AnnotationInPlaceUpdateGrace},
+		SetImages:         map[string]string{"main": "nginx:2"},
 		Reason:            "in-place grace period over (10s): apply the pending update to revision web-2: set image main=nginx:2",
 	}
 	if diff := cmp.Diff(want, a); diff != "" {

@@ -214,6 +214,13 @@ func TestT9UpdatedBackToPreparingUpdate(t *testing.T) {
 	if !strings.Contains(d.Actions[0].Reason, "labels a.io/a=1, z.io/b=2; finalizers example.io/f") {
 		t.Errorf("reason %q", d.Actions[0].Reason)
 	}
+	// W2 re-applies the hook: the markers travel as structured fields too.
+	if diff := cmp.Diff(map[string]string{"z.io/b": "2", "a.io/a": "1"}, d.Actions[0].SetLabels); diff != "" {
+		t.Errorf("setLabels (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"example.io/f"}, d.Actions[0].AddFinalizers); diff != "" {
+		t.Errorf("addFinalizers (-want +got):\n%s", diff)
+	}
 }
 
 func TestT9nUpdatedWithoutHookDoesNothing(t *testing.T) {

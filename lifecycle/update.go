@@ -222,7 +222,16 @@ func inPlaceLifecycle(in UpdateInput, old *model.Revision, spec inplace.Spec) Up
 		if hip == nil {
 			return UpdateDecision{Rule: RuleT9n, Note: fmt.Sprintf("pod %s is Updated and there is no inPlaceUpdate hook: nothing this round (refresh moves it to Normal)", p.Name)}
 		}
-		return toPreparingUpdate(RuleT9, "in-place update of an Updated pod: back to PreparingUpdate, re-adding the inPlaceUpdate hook markers ("+hookMarkers(hip)+")")
+		d := toPreparingUpdate(RuleT9, "in-place update of an Updated pod: back to PreparingUpdate, re-adding the inPlaceUpdate hook markers ("+hookMarkers(hip)+")")
+		// W2 re-applies the hook: its labels and finalizers travel with the action.
+		if len(hip.LabelsHandler) > 0 {
+			d.Actions[0].SetLabels = make(map[string]string, len(hip.LabelsHandler))
+			for k, v := range hip.LabelsHandler {
+				d.Actions[0].SetLabels[k] = v
+			}
+		}
+		d.Actions[0].AddFinalizers = append([]string(nil), hip.FinalizersHandler...)
+		return d
 	case model.StatePreparingUpdate:
 		if hooked {
 			return UpdateDecision{Rule: RuleT5w, Wait: true,

@@ -38,10 +38,12 @@ type Action struct {
 	// DeletePod field.
 	DeletePVCs []string
 
-	// SetLifecycleState fields.
+	// SetLifecycleState fields. SetLabels (shared with PatchPod) and
+	// AddFinalizers carry the inPlaceUpdate hook markers T9 re-adds.
 	From            string
 	To              string
 	MarkPodNotReady bool
+	AddFinalizers   []string
 
 	// UpdatePodInPlace / RecreatePod fields.
 	FromRevision       string
@@ -51,14 +53,24 @@ type Action struct {
 	// UpdatePodsToDelete field.
 	Remove []string
 
-	// PatchPod fields.
+	// PatchPod fields. SetImages and SetResources are container changes an
+	// in-place update applies when its grace period ends.
 	SetLabels         map[string]string
+	RemoveLabels      []string
 	SetAnnotations    map[string]string
 	RemoveAnnotations []string
 	SetConditions     []ConditionPatch
+	SetImages         map[string]string
+	SetResources      map[string]ResourceValues
 
 	// Reason explains the action in a few words.
 	Reason string
+}
+
+// ResourceValues are container resource values by resource name, as written.
+type ResourceValues struct {
+	Limits   map[string]string `json:"limits,omitempty"`
+	Requests map[string]string `json:"requests,omitempty"`
 }
 
 // ConditionPatch sets one pod condition.

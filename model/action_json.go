@@ -74,6 +74,12 @@ func (a Action) MarshalJSON() ([]byte, error) {
 		o.add("from", a.From)
 		o.add("to", a.To)
 		o.add("markPodNotReady", a.MarkPodNotReady)
+		if len(a.SetLabels) > 0 {
+			o.add("setLabels", a.SetLabels)
+		}
+		if len(a.AddFinalizers) > 0 {
+			o.add("addFinalizers", a.AddFinalizers)
+		}
 	case ActionUpdatePodInPlace:
 		o.add("pod", a.Pod)
 		o.add("fromRevision", a.FromRevision)
@@ -93,6 +99,9 @@ func (a Action) MarshalJSON() ([]byte, error) {
 		o.add("pod", a.Pod)
 		if len(a.SetLabels) > 0 {
 			o.add("setLabels", a.SetLabels)
+		}
+		if len(a.RemoveLabels) > 0 {
+			o.add("removeLabels", a.RemoveLabels)
 		}
 		if len(a.SetAnnotations) > 0 {
 			o.add("setAnnotations", a.SetAnnotations)
@@ -120,6 +129,12 @@ func (a Action) MarshalJSON() ([]byte, error) {
 			}
 			o.add("setConditions", conds)
 		}
+		if len(a.SetImages) > 0 {
+			o.add("setImages", a.SetImages)
+		}
+		if len(a.SetResources) > 0 {
+			o.add("setResources", a.SetResources)
+		}
 	default:
 		return nil, fmt.Errorf("action: unknown type %q", a.Type)
 	}
@@ -132,26 +147,30 @@ func (a Action) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads an action written by MarshalJSON.
 func (a *Action) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Type               ActionType        `json:"type"`
-		Pod                string            `json:"pod"`
-		PVC                string            `json:"pvc"`
-		InstanceID         string            `json:"instanceID"`
-		Revision           string            `json:"revision"`
-		LifecycleState     string            `json:"lifecycleState"`
-		CreatePVCs         []string          `json:"createPVCs"`
-		ReusePVCs          []string          `json:"reusePVCs"`
-		Batch              int               `json:"batch"`
-		DeletePVCs         []string          `json:"deletePVCs"`
-		From               string            `json:"from"`
-		To                 string            `json:"to"`
-		MarkPodNotReady    bool              `json:"markPodNotReady"`
-		FromRevision       string            `json:"fromRevision"`
-		ToRevision         string            `json:"toRevision"`
-		GracePeriodSeconds int32             `json:"gracePeriodSeconds"`
-		Remove             []string          `json:"remove"`
-		SetLabels          map[string]string `json:"setLabels"`
-		SetAnnotations     map[string]string `json:"setAnnotations"`
-		RemoveAnnotations  []string          `json:"removeAnnotations"`
+		Type               ActionType                `json:"type"`
+		Pod                string                    `json:"pod"`
+		PVC                string                    `json:"pvc"`
+		InstanceID         string                    `json:"instanceID"`
+		Revision           string                    `json:"revision"`
+		LifecycleState     string                    `json:"lifecycleState"`
+		CreatePVCs         []string                  `json:"createPVCs"`
+		ReusePVCs          []string                  `json:"reusePVCs"`
+		Batch              int                       `json:"batch"`
+		DeletePVCs         []string                  `json:"deletePVCs"`
+		From               string                    `json:"from"`
+		To                 string                    `json:"to"`
+		MarkPodNotReady    bool                      `json:"markPodNotReady"`
+		FromRevision       string                    `json:"fromRevision"`
+		ToRevision         string                    `json:"toRevision"`
+		GracePeriodSeconds int32                     `json:"gracePeriodSeconds"`
+		Remove             []string                  `json:"remove"`
+		SetLabels          map[string]string         `json:"setLabels"`
+		AddFinalizers      []string                  `json:"addFinalizers"`
+		RemoveLabels       []string                  `json:"removeLabels"`
+		SetImages          map[string]string         `json:"setImages"`
+		SetResources       map[string]ResourceValues `json:"setResources"`
+		SetAnnotations     map[string]string         `json:"setAnnotations"`
+		RemoveAnnotations  []string                  `json:"removeAnnotations"`
 		SetConditions      []struct {
 			Type    string `json:"type"`
 			Status  string `json:"status"`
@@ -167,7 +186,8 @@ func (a *Action) UnmarshalJSON(b []byte) error {
 		LifecycleState: w.LifecycleState, CreatePVCs: w.CreatePVCs, ReusePVCs: w.ReusePVCs, Batch: w.Batch,
 		DeletePVCs: w.DeletePVCs, From: w.From, To: w.To, MarkPodNotReady: w.MarkPodNotReady,
 		FromRevision: w.FromRevision, ToRevision: w.ToRevision, GracePeriodSeconds: w.GracePeriodSeconds,
-		Remove: w.Remove, SetLabels: w.SetLabels, SetAnnotations: w.SetAnnotations,
+		Remove: w.Remove, SetLabels: w.SetLabels, AddFinalizers: w.AddFinalizers, RemoveLabels: w.RemoveLabels,
+		SetImages: w.SetImages, SetResources: w.SetResources, SetAnnotations: w.SetAnnotations,
 		RemoveAnnotations: w.RemoveAnnotations, Reason: w.Reason}
 	for _, c := range w.SetConditions {
 		a.SetConditions = append(a.SetConditions, ConditionPatch(c))
