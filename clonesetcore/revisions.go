@@ -11,7 +11,7 @@ import (
 
 // revisionSet is the resolved revision bookkeeping of one round (LSV 2.3).
 type revisionSet struct {
-	sorted  []*model.Revision // ascending .revision, then older creation, then name
+	sorted  []*model.Revision // model.SortRevisions order
 	byName  map[string]*model.Revision
 	update  *model.Revision
 	current *model.Revision
@@ -20,27 +20,12 @@ type revisionSet struct {
 	derived bool
 }
 
-func sortRevisions(revs []*model.Revision) []*model.Revision {
-	out := append([]*model.Revision(nil), revs...)
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.Revision != b.Revision {
-			return a.Revision < b.Revision
-		}
-		if !a.CreationTimestamp.Equal(b.CreationTimestamp) {
-			return a.CreationTimestamp.Before(b.CreationTimestamp)
-		}
-		return a.Name < b.Name
-	})
-	return out
-}
-
 // resolveRevisions finds the update revision (the newest ControllerRevision
 // whose stored template equals spec.template semantically, else one derived from
 // a stable hash of the template) and the current revision (status.currentRevision
 // when such a revision exists, else the update revision).
 func resolveRevisions(cs *model.CloneSet, revs []*model.Revision, notes *notes) revisionSet {
-	rs := revisionSet{sorted: sortRevisions(revs), byName: make(map[string]*model.Revision, len(revs))}
+	rs := revisionSet{sorted: model.SortRevisions(revs), byName: make(map[string]*model.Revision, len(revs))}
 	for _, r := range rs.sorted {
 		rs.byName[r.Name] = r
 	}

@@ -86,22 +86,13 @@ func (r *round) scale() bool {
 	for _, p := range pd {
 		inPD[p.Name] = true
 	}
-	budget := b.DeleteReadyLimit
-	var kept, skipped []*model.Pod
+	var d []*model.Pod
 	for _, p := range sd {
-		if inPD[p.Name] {
-			continue
-		}
-		switch {
-		case !partition.ReadyForBudget(p, r.now):
-			kept = append(kept, p)
-		case budget > 0:
-			kept = append(kept, p)
-			budget--
-		default:
-			skipped = append(skipped, p)
+		if !inPD[p.Name] {
+			d = append(d, p)
 		}
 	}
+	kept, skipped := r.spendReadyBudget(d, b.DeleteReadyLimit)
 	if len(skipped) > 0 {
 		r.notes.add("specified delete of %s waits: deleteReadyLimit is %d (maxUnavailable %d + %d pods - %d replicas - %d unavailable)",
 			podNames(skipped), b.DeleteReadyLimit, b.MaxUnavailable, len(r.observed), r.replicas, r.unavailableCount())
@@ -124,20 +115,8 @@ func (r *round) scale() bool {
 				plural(b.ScaleDown, "pod", "pods"), plural(numToDelete, "pod", "pods"))
 			return false
 		}
-		chosen := r.choosePodsToDelete(b)
-		budget = b.DeleteReadyLimit
-		var del, wait []*model.Pod
-		for _, p := range chosen {
-			switch {
-			case !partition.ReadyForBudget(p, r.now):
-				del = append(del, p)
-			case budget > 0:
-				del = append(del, p)
-				budget--
-			default:
-				wait = append(wait, p)
-			}
-		}
+		// S5 had nothing to delete, so the whole deleteReadyLimit is left.
+		del, wait := r.spendReadyBudget(r.choosePodsToDelete(b), b.DeleteReadyLimit)
 		if len(wait) > 0 {
 			r.notes.add("scale-in waits for %s: deleteReadyLimit is %d because %d pods are not yet available (maxUnavailable %d, minReadySeconds %d)",
 				podNames(wait), b.DeleteReadyLimit, r.unavailableCount(), b.MaxUnavailable, cs.Spec.MinReadySeconds)
@@ -151,6 +130,24 @@ func (r *round) scale() bool {
 		return changed
 	}
 	return false
+}
+
+// spendReadyBudget walks pods in order: pods not ready (ReadyForBudget) are
+// always kept, ready pods while the budget lasts; the rest wait
+// (scale-and-budgets 4.3 S5, S6: the ready-pod delete budget).
+func (r *round) spendReadyBudget(pods []*model.Pod, budget int) (kept, waiting []*model.Pod) {
+	for _, p := range pods {
+		switch {
+		case !partition.ReadyForBudget(p, r.now):
+			kept = append(kept, p)
+		case budget > 0:
+			kept = append(kept, p)
+			budget--
+		default:
+			waiting = append(waiting, p)
+		}
+	}
+	return kept, waiting
 }
 
 func (r *round) unavailableCount() int {

@@ -1,10 +1,6 @@
 package inplace
 
-import (
-	"sort"
-
-	"github.com/clonecore/cloneset/model"
-)
+import "github.com/clonecore/cloneset/model"
 
 // OldRevision returns the pod's old revision (update-and-ordering 1.4): the first
 // ControllerRevision, in the order ascending .revision, then older
@@ -13,22 +9,7 @@ import (
 // none matches; such a pod can only be recreated. Nil entries are ignored and the
 // input slice is not reordered.
 func OldRevision(p *model.Pod, revisions []*model.Revision) *model.Revision {
-	sorted := make([]*model.Revision, 0, len(revisions))
-	for _, r := range revisions {
-		if r != nil {
-			sorted = append(sorted, r)
-		}
-	}
-	sort.SliceStable(sorted, func(i, j int) bool {
-		a, b := sorted[i], sorted[j]
-		if a.Revision != b.Revision {
-			return a.Revision < b.Revision
-		}
-		if !a.CreationTimestamp.Equal(b.CreationTimestamp) {
-			return a.CreationTimestamp.Before(b.CreationTimestamp)
-		}
-		return a.Name < b.Name
-	})
+	sorted := model.SortRevisions(revisions)
 	for _, r := range sorted {
 		if p.InRevision(r.Name) {
 			return r

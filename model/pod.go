@@ -1,6 +1,9 @@
 package model
 
-import "time"
+import (
+	"sort"
+	"time"
+)
 
 // OwnerReference is one metadata.ownerReferences entry.
 type OwnerReference struct {
@@ -177,4 +180,27 @@ func (r *Revision) VCTHash() (string, bool) {
 type Node struct {
 	Name   string
 	Labels map[string]string
+}
+
+// SortRevisions returns the revisions (nil entries dropped) in Kubernetes'
+// history order: ascending .revision, then older creationTimestamp, then name.
+// The input slice is not reordered.
+func SortRevisions(revisions []*Revision) []*Revision {
+	out := make([]*Revision, 0, len(revisions))
+	for _, r := range revisions {
+		if r != nil {
+			out = append(out, r)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Revision != b.Revision {
+			return a.Revision < b.Revision
+		}
+		if !a.CreationTimestamp.Equal(b.CreationTimestamp) {
+			return a.CreationTimestamp.Before(b.CreationTimestamp)
+		}
+		return a.Name < b.Name
+	})
+	return out
 }
