@@ -10,6 +10,7 @@ import (
 
 	"github.com/clonecore/cloneset/model"
 	"github.com/clonecore/cloneset/partition"
+	"github.com/clonecore/cloneset/pvc"
 )
 
 // round holds the state of one reconcile while the planner builds its plan.
@@ -26,6 +27,8 @@ type round struct {
 	// observed are the active, owned pods matching the selector, in canonical
 	// (name) order: the pod set of every decision and of the status.
 	observed []*model.Pod
+	// info holds, for observed[i], what the decisions read of the pod.
+	info []podInfo
 	// activeOwned are the observed pods plus released ones (owned, active, no
 	// longer matching the selector): PVC clean-up still counts them.
 	activeOwned []*model.Pod
@@ -33,6 +36,8 @@ type round struct {
 	inactive    []*model.Pod
 	ownedPVCs   []*model.PVC
 	usablePVCs  []*model.PVC
+	// pvcIndex indexes usablePVCs; built on first use (see claims).
+	pvcIndex *pvc.Index
 
 	budget       partition.Budget
 	updateBudget partition.Budget
@@ -104,8 +109,12 @@ func newRound(s *model.Scenario) *round {
 		r.notes.add("%s %s is left out: %s", sa.Kind, sa.Name, sa.Reason)
 	}
 	r.classifyPods()
+	r.readPods()
 	r.noteTolerated()
 	r.revs = resolveRevisions(cs, s.Revisions, &r.notes)
+	for i := range r.info {
+		r.info[i].updated = model.RevisionMatches(r.info[i].revision, r.revs.update.Name)
+	}
 	for _, c := range s.PVCs {
 		ref := model.ControllerRef(c.OwnerReferences)
 		if ref.OwnedBy(cs) && c.DeletionTimestamp.IsZero() {
@@ -113,27 +122,84 @@ func newRound(s *model.Scenario) *round {
 		}
 	}
 	sort.Slice(r.ownedPVCs, func(i, j int) bool { return r.ownedPVCs[i].Name < r.ownedPVCs[j].Name })
-	in := r.partitionInput()
-	r.budget = partition.Compute(in, partition.ScaleVariant)
-	r.updateBudget = partition.Compute(in, partition.UpdateVariant)
-	r.counters = partition.Count(in, partition.ScaleVariant)
-	r.notes.addAll(partition.Resolve(cs).Problems)
+	r.computeBudgets()
 	return r
+}
+
+// podInfo is what the decisions of a round read of one observed pod: its
+// labels, annotations and conditions are read once, in readPods, and every
+// later step of the round uses these facts.
+type podInfo struct {
+	state     string    // lifecycle state label
+	revision  string    // controller-revision-hash label
+	updated   bool      // at the update revision (model.Pod.InRevision)
+	specified bool      // specified-delete: label or podsToDelete
+	available bool      // model.Pod.IsAvailable(minReadySeconds, now)
+	ready     bool      // model.Pod.IsStatusReady
+	readyTime time.Time // model.Pod.ReadyTime
+	inGrace   bool      // in an in-place grace period (model.Pod.GraceValue)
+}
+
+// readPods fills r.info for the observed pods (all but updated, which needs
+// the update revision).
+func (r *round) readPods() {
+	m := r.cs.Spec.MinReadySeconds
+	r.info = make([]podInfo, len(r.observed))
+	for i, p := range r.observed {
+		r.info[i] = podInfo{
+			state:     p.LifecycleState(),
+			revision:  p.RevisionLabel(),
+			specified: r.isSpecifiedDelete(p),
+			available: p.IsAvailable(m, r.now),
+			ready:     p.IsStatusReady(),
+			readyTime: p.ReadyTime(),
+			inGrace:   p.GraceValue() != "",
+		}
+	}
+}
+
+// computeBudgets runs the budget arithmetic of both phases
+// (scale-and-budgets 1-3): the pods are classified from r.info, once, and
+// counted once per variant only when the two variants differ.
+func (r *round) computeBudgets() {
+	puau := r.gates.PreparingUpdateAsUpdate
+	classes := make([]partition.PodClass, len(r.info))
+	for i, in := range r.info {
+		classes[i] = partition.PodClass{
+			Updated:         in.updated || (puau && in.state == model.StatePreparingUpdate), // partition.ScaleVariant
+			PreparingDelete: in.state == model.StatePreparingDelete,
+			SpecifiedDelete: in.specified,
+			Available:       in.available,
+		}
+	}
+	r.counters = partition.CountClasses(classes)
+	updateCounters := r.counters
+	if puau {
+		for i, in := range r.info {
+			classes[i].Updated = in.updated // partition.UpdateVariant
+		}
+		updateCounters = partition.CountClasses(classes)
+	}
+	params := partition.Resolve(r.cs)
+	flags := partition.FlagsFor(r.partitionInput())
+	r.budget = partition.Diff(params, r.counters, flags)
+	r.updateBudget = partition.Diff(params, updateCounters, flags)
+	r.notes.addAll(params.Problems)
 }
 
 // noteTolerated names the inputs upstream's webhook would reject but the planner
 // accepts, because real clusters can hold them (DECISIONS.md "Input strictness").
 func (r *round) noteTolerated() {
-	errs := model.Validate(r.cs, r.s.Pods)
+	errs := model.ValidateStored(r.cs, r.s.Pods)
 	switch {
 	case errs.HasRule("B17"):
 		r.notes.add("the v1beta1 webhook would reject this CloneSet (maxUnavailable below 1; it ignores maxSurge, quirk B17); planning it anyway: such objects exist when created through v1alpha1 or when replicas changed through the scale subresource")
 	case errs.HasRule("A17"):
 		r.notes.add("the webhook would reject this CloneSet (maxUnavailable and maxSurge both below 1, A17); planning it anyway: replicas may have changed through the scale subresource")
 	}
-	for _, p := range r.observed {
-		if !model.KnownLifecycleState(p.LifecycleState()) {
-			r.notes.add("pod %s has the unknown lifecycle state %q: it counts as unavailable and cannot be updated in place (as upstream)", p.Name, p.LifecycleState())
+	for i, p := range r.observed {
+		if st := r.info[i].state; !model.KnownLifecycleState(st) {
+			r.notes.add("pod %s has the unknown lifecycle state %q: it counts as unavailable and cannot be updated in place (as upstream)", p.Name, st)
 		}
 	}
 }

@@ -20,6 +20,15 @@ func (r *round) cleanupPVCs() {
 	r.emit(acts...)
 }
 
+// claims returns the index of usablePVCs (the set V), built once per round so
+// that the per-pod claim lookups cost O(1) instead of a scan of V.
+func (r *round) claims() *pvc.Index {
+	if r.pvcIndex == nil {
+		r.pvcIndex = pvc.NewIndex(r.usablePVCs)
+	}
+	return r.pvcIndex
+}
+
 // scale runs the scale phase (scale-and-budgets 4.3) and reports whether it
 // changed anything.
 func (r *round) scale() bool {
@@ -28,9 +37,9 @@ func (r *round) scale() bool {
 	// S1: planned deletions.
 	var sd, pd []*model.Pod
 	numToDelete := 0
-	for _, p := range r.observed {
-		isSD := r.isSpecifiedDelete(p)
-		isPD := p.LifecycleState() == model.StatePreparingDelete
+	for i, p := range r.observed {
+		isSD := r.info[i].specified
+		isPD := r.info[i].state == model.StatePreparingDelete
 		if isSD {
 			sd = append(sd, p)
 		}
@@ -66,7 +75,7 @@ func (r *round) scale() bool {
 		changed := false
 		waiting := 0
 		for _, p := range pd {
-			acts, ch := lifecycle.RemovePod(cs, p, pvc.ClaimsOfPod(p, r.usablePVCs), "pre-delete hook released")
+			acts, ch := lifecycle.RemovePod(cs, p, r.claims().ClaimsOfPod(p), "pre-delete hook released")
 			r.emit(acts...)
 			if ch {
 				changed = true
@@ -100,7 +109,7 @@ func (r *round) scale() bool {
 	if len(kept) > 0 {
 		changed := false
 		for _, p := range kept {
-			acts, ch := lifecycle.RemovePod(cs, p, pvc.ClaimsOfPod(p, r.usablePVCs), "specified delete")
+			acts, ch := lifecycle.RemovePod(cs, p, r.claims().ClaimsOfPod(p), "specified delete")
 			r.emit(acts...)
 			changed = changed || ch
 		}
@@ -123,7 +132,7 @@ func (r *round) scale() bool {
 		}
 		changed := false
 		for _, p := range del {
-			acts, ch := lifecycle.RemovePod(cs, p, pvc.ClaimsOfPod(p, r.usablePVCs), "scale in")
+			acts, ch := lifecycle.RemovePod(cs, p, r.claims().ClaimsOfPod(p), "scale in")
 			r.emit(acts...)
 			changed = changed || ch
 		}
@@ -159,8 +168,10 @@ func (r *round) unavailableCount() int {
 // group (scale-and-budgets 4.6).
 func (r *round) choosePodsToDelete(b partition.Budget) []*model.Pod {
 	var upd, old []*model.Pod
-	for _, p := range r.observed {
-		if partition.IsUpdated(p, r.revs.update.Name, r.gates, partition.ScaleVariant) {
+	for i, p := range r.observed {
+		// partition.IsUpdated under partition.ScaleVariant.
+		in := r.info[i]
+		if in.updated || (r.gates.PreparingUpdateAsUpdate && in.state == model.StatePreparingUpdate) {
 			upd = append(upd, p)
 		} else {
 			old = append(old, p)
@@ -184,7 +195,11 @@ func (r *round) pick(g []*model.Pod, k int) []*model.Pod {
 		r.notes.add("scale-in wanted %d pods from a group of %d: upstream takes fewer than asked (quirk, scale-and-budgets 9.10)", k, len(g))
 		k = len(g)
 	}
-	ranked := ordering.RankForDeletion(g, r.deletionOptions())
+	opts := r.deletionOptions()
+	if len(opts.TopologyKeys) > 0 && len(g) > 1 {
+		r.notes.add("scale-in spread ranks follow the controller's code ((n-i)*ln(D+2) per topology, larger domains lose pods first), not the example of the design proposal (update-and-ordering 8.5, 11.2)")
+	}
+	ranked := ordering.RankForDeletion(g, opts)
 	out := make([]*model.Pod, 0, k)
 	for _, x := range ranked[:k] {
 		out = append(out, x.Pod)
@@ -229,12 +244,16 @@ func (r *round) createPods(n, k int) {
 		if i < nOld {
 			rev = r.revs.current
 		}
-		create, reuse := pvc.ClaimsForNewPod(cs, a.ID, r.usablePVCs)
-		r.emit(model.Action{
+		create, reuse := r.claims().ClaimsForNewPod(cs, a.ID)
+		act := model.Action{
 			Type: model.ActionCreatePod, Pod: pvc.PodName(cs, a.ID), InstanceID: a.ID, Revision: rev.Name,
 			LifecycleState: model.StatePreparingNormal, CreatePVCs: create, ReusePVCs: reuse,
 			Batch: batchOf(i), Reason: reasons[i],
-		})
+		}
+		if l := model.RevisionLabelValue(rev.Name, r.gates); l != rev.Name {
+			act.RevisionLabel = l
+		}
+		r.emit(act)
 	}
 	if nOld > 0 {
 		r.notes.add("%s created at the current revision %s to keep the partition", plural(nOld, "pod is", "pods are"), r.revs.current.Name)

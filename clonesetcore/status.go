@@ -20,11 +20,9 @@ func (r *round) status() Status {
 	st.CollisionCount = cs.Status.CollisionCount
 	st.LabelSelector = cs.Spec.Selector.String()
 	st.Conditions = append([]model.CloneSetCondition(nil), cs.Status.Conditions...)
-	for _, p := range r.observed {
+	for _, in := range r.info {
 		st.Replicas++
-		ready := p.IsStatusReady()
-		avail := p.IsAvailable(m, r.now)
-		upd := p.InRevision(st.UpdateRevision)
+		ready, avail, upd := in.ready, in.available, in.updated
 		if ready {
 			st.ReadyReplicas++
 		}
@@ -113,9 +111,9 @@ func (r *round) status() Status {
 func (r *round) nextMaturing() time.Time {
 	m := time.Duration(r.cs.Spec.MinReadySeconds) * time.Second
 	var best time.Time
-	for _, p := range r.observed {
-		rt := p.ReadyTime()
-		if rt.IsZero() || p.IsAvailable(r.cs.Spec.MinReadySeconds, r.now) {
+	for _, in := range r.info {
+		rt := in.readyTime
+		if rt.IsZero() || in.available {
 			continue
 		}
 		t := rt.Add(m)

@@ -16,21 +16,21 @@ func (r *round) update() {
 	}
 	cs := r.cs
 	if cs.Spec.UpdateStrategy.Type == model.UpdateStrategyOnDelete {
-		if r.waitingCount(r.revs.update.Name, true) > 0 {
+		if r.waitingCount() > 0 {
 			r.notes.add("updateStrategy OnDelete: pods are updated only when someone deletes them")
 		}
 		return
 	}
 	ru := cs.Spec.UpdateStrategy.RollingUpdate
 	if ru != nil && ru.Paused {
-		if r.waitingCount(r.revs.update.Name, true) > 0 {
-			r.notes.add("update paused (rollingUpdate.paused): %s wait for update", plural(r.waitingCount(r.revs.update.Name, true), "pod", "pods"))
+		if w := r.waitingCount(); w > 0 {
+			r.notes.add("update paused (rollingUpdate.paused): %s wait for update", plural(w, "pod", "pods"))
 		}
 		return
 	}
 	b := r.updateBudget
 	if b.UpdateNum == 0 {
-		if w := r.waitingCount(r.revs.update.Name, true); w > 0 && b.Partition > 0 {
+		if w := r.waitingCount(); w > 0 && b.Partition > 0 {
 			r.notes.add("partition %d keeps %s at old revisions", b.Partition, plural(w, "pod", "pods"))
 		}
 		return
@@ -45,6 +45,7 @@ func (r *round) update() {
 	if len(cands) == 0 {
 		return
 	}
+	r.noteOrderPriority(ru, cands)
 	sorted := ordering.SortForUpdate(cands, ordering.UpdateOptions{RollingUpdate: ru, AllPods: r.observed})
 	ordered := make([]*model.Pod, len(sorted))
 	for i, x := range sorted {
@@ -60,13 +61,20 @@ func (r *round) update() {
 	// worlds plan/0092 and plan/0109 show it; update-and-ordering.md 2.4 says
 	// T = current revision, which only holds for candidate selection and the
 	// budget.
+	// A recreate only marks the pod; its replacement is created by a later
+	// scale-out at the revision the arithmetic wants, the roll-back target.
 	podTarget := r.revs.update.Name
+	if !forward && lifecycle.Policy(cs) == model.PolicyReCreate {
+		podTarget = target.Name
+	}
 	if !forward && len(admitted) > 0 && lifecycle.Policy(cs) != model.PolicyReCreate {
 		r.notes.add("roll-back in place re-applies the update revision %s to %s instead of moving it back to %s (quirk of the real controller: its in-place path is given the update revision)", podTarget, podNames(admitted), target.Name)
 	}
+	revisions := r.revisionList()
+	index := inplace.NewRevisionIndex(revisions)
 	for _, p := range admitted {
 		d := lifecycle.DecideUpdate(lifecycle.UpdateInput{
-			CloneSet: cs, Pod: p, Target: podTarget, Revisions: r.revisionList(), Gates: r.gates, Now: r.now,
+			CloneSet: cs, Pod: p, Target: podTarget, Revisions: revisions, Index: index, Gates: r.gates, Now: r.now,
 		})
 		r.emit(d.Actions...)
 		if d.Note != "" {
@@ -78,6 +86,34 @@ func (r *round) update() {
 			r.notes.add("the update loop stops: %v (FailedUpdate)", d.Err)
 			return
 		}
+	}
+}
+
+// noteOrderPriority names the order-priority quirk when it decides something:
+// candidates without any orderedKey label are updated before every labelled one
+// (update-and-ordering 6.2, 11.1; DECISIONS.md).
+func (r *round) noteOrderPriority(ru *model.RollingUpdateStrategy, cands []*model.Pod) {
+	if ru == nil || ru.PriorityStrategy == nil || len(ru.PriorityStrategy.WeightPriority) > 0 || len(ru.PriorityStrategy.OrderPriority) == 0 {
+		return
+	}
+	var unlabeled []*model.Pod
+	labeled := false
+	for _, p := range cands {
+		has := false
+		for _, t := range ru.PriorityStrategy.OrderPriority {
+			if _, ok := p.Labels[t.OrderedKey]; ok {
+				has = true
+				break
+			}
+		}
+		if has {
+			labeled = true
+		} else {
+			unlabeled = append(unlabeled, p)
+		}
+	}
+	if labeled && len(unlabeled) > 0 {
+		r.notes.add("order priority: %s without any orderedKey label go first, before every labelled pod (quirk of the controller's code, update-and-ordering 11.1)", podNames(unlabeled))
 	}
 }
 
@@ -93,7 +129,7 @@ func (r *round) revisionList() []*model.Revision {
 // whether a lifecycle label or the template-hash label was written.
 func (r *round) refresh() bool {
 	changed := false
-	for _, p := range r.observed {
+	for i, p := range r.observed {
 		patches, wait, err := inplace.Refresh(p, r.gates, r.now)
 		if err != nil {
 			r.updateErr = err
@@ -105,9 +141,12 @@ func (r *round) refresh() bool {
 			r.push(wait)
 			r.notes.add("pod %s waits: in-place update grace period, %s left", p.Name, wait)
 		}
-		completed, err := inplace.Completed(p, r.gates)
-		if err != nil {
-			completed = false
+		// Only the Updating transition reads the completion check (and its
+		// annotations), so other pods skip it.
+		completed := false
+		if r.info[i].state == model.StateUpdating {
+			done, err := inplace.Completed(p, r.gates)
+			completed = done && err == nil
 		}
 		acts := lifecycle.Refresh(r.cs, p, r.revs.update.Name, completed)
 		if len(acts) > 0 {
@@ -118,11 +157,11 @@ func (r *round) refresh() bool {
 	return changed
 }
 
-// waitingCount counts observed pods not at (forward) or at (roll-back) rev.
-func (r *round) waitingCount(rev string, forward bool) int {
+// waitingCount counts the observed pods not at the update revision.
+func (r *round) waitingCount() int {
 	n := 0
-	for _, p := range r.observed {
-		if p.InRevision(rev) != forward {
+	for _, in := range r.info {
+		if !in.updated {
 			n++
 		}
 	}
@@ -133,16 +172,17 @@ func (r *round) waitingCount(rev string, forward bool) int {
 func (r *round) candidates(forward bool) []*model.Pod {
 	var out []*model.Pod
 	var inGrace []string
-	for _, p := range r.observed {
-		if p.InRevision(r.revs.update.Name) == forward {
+	for i, p := range r.observed {
+		in := r.info[i]
+		if in.updated == forward {
 			continue
 		}
-		switch st := p.LifecycleState(); {
+		switch st := in.state; {
 		case st == model.StatePreparingDelete:
 			continue
 		case st == model.StateUpdated:
 			out = append(out, p)
-		case p.GraceValue() != "":
+		case in.inGrace:
 			inGrace = append(inGrace, p.Name)
 		default:
 			out = append(out, p)
@@ -163,10 +203,10 @@ func (r *round) limitUpdates(sorted []*model.Pod, n, maxUnavail int, target stri
 	}
 	m := r.cs.Spec.MinReadySeconds
 	unavail, unavailT := 0, 0
-	for _, p := range r.observed {
-		if !p.IsAvailable(m, r.now) {
+	for i, p := range r.observed {
+		if in := r.info[i]; !in.available {
 			unavail++
-			if p.InRevision(target) {
+			if (target == r.revs.update.Name && in.updated) || (target != r.revs.update.Name && p.InRevision(target)) {
 				unavailT++
 			}
 		}

@@ -20,6 +20,11 @@ type UpdateInput struct {
 	// Revisions are the CloneSet's ControllerRevisions (the old revision of the pod
 	// and the target are looked up here).
 	Revisions []*model.Revision
+	// Index, when not nil, is inplace.NewRevisionIndex(Revisions), shared by
+	// the candidates of a round: the lookups and in-place comparisons are then
+	// computed once per revision instead of once per pod. The decision is the
+	// same with or without it.
+	Index *inplace.RevisionIndex
 	// Gates are the controller feature gates.
 	Gates model.FeatureGates
 	// Now is the planner clock. The decision itself does not depend on it today
@@ -141,16 +146,28 @@ func DecideUpdate(in UpdateInput) UpdateDecision {
 	recreateWhy := "policy " + model.PolicyReCreate
 	var spec inplace.Spec
 	if policy == model.PolicyInPlaceIfPossible || policy == model.PolicyInPlaceOnly {
-		old := inplace.OldRevision(p, in.Revisions)
-		target := inplace.FindRevision(in.Target, in.Revisions)
-		spec = inplace.Calculate(old, target, inplace.Options{Policy: policy, Gates: in.Gates})
+		opts := inplace.Options{Policy: policy, Gates: in.Gates}
+		var old, target *model.Revision
+		if x := in.Index; x != nil {
+			old, target = x.OldRevision(p), x.FindRevision(in.Target)
+			spec = x.Calculate(old, target, opts)
+		} else {
+			old, target = inplace.OldRevision(p, in.Revisions), inplace.FindRevision(in.Target, in.Revisions)
+			spec = inplace.Calculate(old, target, opts)
+		}
 		if old == nil {
 			spec.Reason = fmt.Sprintf("old revision %s not found", quoteRevision(p.RevisionLabel()))
 		} else if target == nil {
 			spec.Reason = fmt.Sprintf("target revision %s not found", quoteRevision(in.Target))
 		}
 		if spec.Feasible {
-			d := inPlaceLifecycle(in, old, spec)
+			var summary string
+			if in.Index != nil {
+				summary = in.Index.Summary(old, target, opts)
+			} else {
+				summary = spec.Summary()
+			}
+			d := inPlaceLifecycle(in, old, summary)
 			d.InPlace = spec
 			return d
 		}
@@ -186,8 +203,9 @@ func quoteRevision(s string) string {
 	return s
 }
 
-// inPlaceLifecycle acts on a pod that can be updated in place, by its state.
-func inPlaceLifecycle(in UpdateInput, old *model.Revision, spec inplace.Spec) UpdateDecision {
+// inPlaceLifecycle acts on a pod that can be updated in place, by its state;
+// summary is the summary of the in-place update spec.
+func inPlaceLifecycle(in UpdateInput, old *model.Revision, summary string) UpdateDecision {
 	cs, p := in.CloneSet, in.Pod
 	l := cs.Spec.Lifecycle
 	var hip *model.LifecycleHook
@@ -213,7 +231,7 @@ func inPlaceLifecycle(in UpdateInput, old *model.Revision, spec inplace.Spec) Up
 		if hooked {
 			return toPreparingUpdate(RuleT3, "in-place update: inPlaceUpdate hook present (markers "+hookMarkers(hip)+"), wait in PreparingUpdate")
 		}
-		d := updateInPlace(in, old, spec, RuleT4)
+		d := updateInPlace(in, old, summary, RuleT4)
 		if state == model.StatePreparingNormal {
 			d.Note += " [quirk: a PreparingNormal pod is updated without its preNormal hook being checked again]"
 		}
@@ -237,9 +255,9 @@ func inPlaceLifecycle(in UpdateInput, old *model.Revision, spec inplace.Spec) Up
 			return UpdateDecision{Rule: RuleT5w, Wait: true,
 				Note: fmt.Sprintf("pod %s waits in PreparingUpdate: still hooked by inPlaceUpdate (markers %s)", p.Name, hookMarkers(hip))}
 		}
-		return updateInPlace(in, old, spec, RuleT5)
+		return updateInPlace(in, old, summary, RuleT5)
 	case model.StateUpdating:
-		return updateInPlace(in, old, spec, RuleT10)
+		return updateInPlace(in, old, summary, RuleT10)
 	}
 	return UpdateDecision{
 		Rule: RuleTErr,
@@ -255,10 +273,10 @@ func stateName(s string) string {
 	return s
 }
 
-func updateInPlace(in UpdateInput, old *model.Revision, spec inplace.Spec, rule string) UpdateDecision {
+func updateInPlace(in UpdateInput, old *model.Revision, summary, rule string) UpdateDecision {
 	p := in.Pod
 	g := GracePeriodSeconds(in.CloneSet)
-	reason := "rolling update in place: " + spec.Summary()
+	reason := "rolling update in place: " + summary
 	if g > 0 {
 		reason += fmt.Sprintf("; grace period %ds", g)
 	}
@@ -268,7 +286,10 @@ func updateInPlace(in UpdateInput, old *model.Revision, spec inplace.Spec, rule 
 			Type: model.ActionUpdatePodInPlace, Pod: p.Name,
 			FromRevision: old.Name, ToRevision: in.Target, GracePeriodSeconds: g, Reason: reason,
 		}},
-		Note: fmt.Sprintf("pod %s (%s) is updated in place from %s to %s: %s", p.Name, stateName(p.LifecycleState()), old.Name, in.Target, spec.Summary()),
+		Note: fmt.Sprintf("pod %s (%s) is updated in place from %s to %s: %s", p.Name, stateName(p.LifecycleState()), old.Name, in.Target, summary),
+	}
+	if l := model.RevisionLabelValue(in.Target, in.Gates); l != in.Target {
+		d.Actions[0].RevisionLabel = l
 	}
 	if g > 0 {
 		d.RequeueAfter = time.Duration(g) * time.Second

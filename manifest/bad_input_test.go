@@ -117,11 +117,6 @@ func TestBadInputs(t *testing.T) {
 			[]string{"spec.scaleStrategy.podsToDelete", "duplicated items [p1]"}},
 		{"A10 podsToDelete names a foreign pod", alpha("  scaleStrategy: {podsToDelete: [p1]}\n"+selTpl) + podDoc("p1", "other"), false,
 			[]string{"CloneSet default/sample", "spec.scaleStrategy.podsToDelete", "find pod p1 owner is not this CloneSet"}},
-		{"A10 podsToDelete names a missing pod", alpha("  scaleStrategy: {podsToDelete: [ghost]}\n" + selTpl), false,
-			[]string{"spec.scaleStrategy.podsToDelete", `find pod ghost failed: pods "ghost" not found`}},
-		{"A10 podsToDelete names a terminating pod", alpha("  scaleStrategy: {podsToDelete: [p1]}\n"+selTpl) +
-			strings.Replace(podDoc("p1", "sample"), "  uid: uid-p1\n", "  uid: uid-p1\n  deletionTimestamp: \"2026-01-01T00:00:00Z\"\n", 1), false,
-			[]string{"spec.scaleStrategy.podsToDelete", "find pod p1 already terminating"}},
 		{"A11 OnDelete in v1alpha1", alpha(selTpl + "  updateStrategy: {type: OnDelete}\n"), false,
 			[]string{"CloneSet default/sample", `spec.updateStrategy.type: Invalid value: "OnDelete": must be 'ReCreate', InPlaceIfPossible or 'InPlaceOnly'`}},
 		{"A12 partition not a percentage", alpha(selTpl + "  updateStrategy: {partition: abc}\n"), false,

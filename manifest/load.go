@@ -420,7 +420,7 @@ func (l *loader) assemble() (*model.Scenario, error) {
 		allPods[i] = p.obj
 	}
 	var errs []error
-	for _, fe := range model.Validate(cs, allPods) {
+	for _, fe := range model.ValidateStored(cs, allPods) {
 		if !l.opts.Strict && (fe.Rule == "A17" || fe.Rule == "B17") {
 			continue
 		}

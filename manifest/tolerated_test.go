@@ -28,6 +28,30 @@ func TestToleratedInputs(t *testing.T) {
 			},
 		},
 		{
+			// A stored v1alpha1 object keeps podsToDelete names until the
+			// controller drops them after the pod is gone (SB 6.7); A10 applies
+			// only to names being added (LSV 4.4), so loading a snapshot accepts a
+			// name whose pod no longer exists (model.ValidateStored).
+			"podsToDelete names a pod that is gone",
+			alpha("  scaleStrategy: {podsToDelete: [ghost]}\n" + selTpl),
+			func(t *testing.T, s *model.Scenario) {
+				if got := s.CloneSet.Spec.ScaleStrategy.PodsToDelete; len(got) != 1 || got[0] != "ghost" {
+					t.Fatalf("podsToDelete = %v", got)
+				}
+			},
+		},
+		{
+			// Same for a pod the controller already deleted (terminating).
+			"podsToDelete names a terminating pod",
+			alpha("  scaleStrategy: {podsToDelete: [p1]}\n"+selTpl) +
+				strings.Replace(podDoc("p1", "sample"), "  uid: uid-p1\n", "  uid: uid-p1\n  deletionTimestamp: \"2026-01-01T00:00:00Z\"\n", 1),
+			func(t *testing.T, s *model.Scenario) {
+				if len(s.Pods) != 1 || s.Pods[0].DeletionTimestamp.IsZero() {
+					t.Fatalf("pods = %+v", s.Pods)
+				}
+			},
+		},
+		{
 			// DECISIONS: partition above replicas is accepted; the controller clamps it.
 			"partition above replicas",
 			beta("  replicas: 3\n" + selTpl + "  updateStrategy:\n    rollingUpdate: {partition: 10}\n"),

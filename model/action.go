@@ -27,9 +27,12 @@ type Action struct {
 	// PVC is the claim acted on (DeletePVC, SetPVCOwner).
 	PVC string
 
-	// CreatePod fields.
+	// CreatePod fields. RevisionLabel (also on UpdatePodInPlace) is the value
+	// of the pod's controller-revision-hash label when it differs from the
+	// revision name: the short hash under the CloneSetShortHash gate.
 	InstanceID     string
 	Revision       string
+	RevisionLabel  string
 	LifecycleState string
 	CreatePVCs     []string
 	ReusePVCs      []string

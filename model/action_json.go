@@ -62,6 +62,9 @@ func (a Action) MarshalJSON() ([]byte, error) {
 		o.add("pod", a.Pod)
 		o.add("instanceID", a.InstanceID)
 		o.add("revision", a.Revision)
+		if a.RevisionLabel != "" {
+			o.add("revisionLabel", a.RevisionLabel)
+		}
 		o.add("lifecycleState", a.LifecycleState)
 		o.add("createPVCs", nonNil(a.CreatePVCs))
 		o.add("reusePVCs", nonNil(a.ReusePVCs))
@@ -84,6 +87,9 @@ func (a Action) MarshalJSON() ([]byte, error) {
 		o.add("pod", a.Pod)
 		o.add("fromRevision", a.FromRevision)
 		o.add("toRevision", a.ToRevision)
+		if a.RevisionLabel != "" {
+			o.add("revisionLabel", a.RevisionLabel)
+		}
 		o.add("gracePeriodSeconds", a.GracePeriodSeconds)
 	case ActionRecreatePod:
 		o.add("pod", a.Pod)
@@ -144,6 +150,16 @@ func (a Action) MarshalJSON() ([]byte, error) {
 	return o.bytes()
 }
 
+// RevisionLabelValue returns what the controller writes into a pod's
+// controller-revision-hash label for revision rev: the short hash under the
+// CloneSetShortHash gate, else the full name (update-and-ordering.md 1.1).
+func RevisionLabelValue(rev string, gates FeatureGates) string {
+	if gates.CloneSetShortHash {
+		return ShortHash(rev)
+	}
+	return rev
+}
+
 // UnmarshalJSON reads an action written by MarshalJSON.
 func (a *Action) UnmarshalJSON(b []byte) error {
 	var w struct {
@@ -152,6 +168,7 @@ func (a *Action) UnmarshalJSON(b []byte) error {
 		PVC                string                    `json:"pvc"`
 		InstanceID         string                    `json:"instanceID"`
 		Revision           string                    `json:"revision"`
+		RevisionLabel      string                    `json:"revisionLabel"`
 		LifecycleState     string                    `json:"lifecycleState"`
 		CreatePVCs         []string                  `json:"createPVCs"`
 		ReusePVCs          []string                  `json:"reusePVCs"`
@@ -182,7 +199,7 @@ func (a *Action) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	*a = Action{Type: w.Type, Pod: w.Pod, PVC: w.PVC, InstanceID: w.InstanceID, Revision: w.Revision,
+	*a = Action{Type: w.Type, Pod: w.Pod, PVC: w.PVC, InstanceID: w.InstanceID, Revision: w.Revision, RevisionLabel: w.RevisionLabel,
 		LifecycleState: w.LifecycleState, CreatePVCs: w.CreatePVCs, ReusePVCs: w.ReusePVCs, Batch: w.Batch,
 		DeletePVCs: w.DeletePVCs, From: w.From, To: w.To, MarkPodNotReady: w.MarkPodNotReady,
 		FromRevision: w.FromRevision, ToRevision: w.ToRevision, GracePeriodSeconds: w.GracePeriodSeconds,

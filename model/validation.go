@@ -153,11 +153,25 @@ func Validate(cs *CloneSet, pods []*Pod) FieldErrors {
 	return ValidateAdmission(nil, cs, pods)
 }
 
+// ValidateStored validates an object read back from a cluster: the create rules
+// of Validate, except that A10 accepts podsToDelete names whose pod is gone or
+// terminating. Such names were admitted when they were added and stay in the
+// stored object until the controller drops them after the pod is gone
+// (scale-and-budgets.md 6.7). A name of a pod that belongs to another controller
+// is still an error. Scenario loading uses this rule set.
+func ValidateStored(cs *CloneSet, pods []*Pod) FieldErrors {
+	return validate(nil, cs, pods, true)
+}
+
 // ValidateAdmission is the whole verdict of the webhook: the create rules when
 // old is nil; otherwise the update rules of ValidateUpdate followed by the
 // create rules on cs, with A10 checking only the podsToDelete names that old
 // does not list already.
 func ValidateAdmission(old, cs *CloneSet, pods []*Pod) FieldErrors {
+	return validate(old, cs, pods, false)
+}
+
+func validate(old, cs *CloneSet, pods []*Pod, stored bool) FieldErrors {
 	if cs == nil {
 		return FieldErrors{errRequired("", "", "no CloneSet")}
 	}
@@ -167,7 +181,7 @@ func ValidateAdmission(old, cs *CloneSet, pods []*Pod) FieldErrors {
 	}
 	switch cs.APIVersion {
 	case APIVersionV1alpha1:
-		errs = append(errs, validateV1alpha1(cs, old, pods)...)
+		errs = append(errs, validateV1alpha1(cs, old, pods, stored)...)
 	case APIVersionV1beta1:
 		errs = append(errs, validateV1beta1(cs)...)
 	default:
@@ -212,7 +226,7 @@ func ValidateUpdate(old, cs *CloneSet) FieldErrors {
 }
 
 // validateV1alpha1 is A1-A18 (A10 against pods, skipping names old lists).
-func validateV1alpha1(cs *CloneSet, old *CloneSet, pods []*Pod) FieldErrors {
+func validateV1alpha1(cs *CloneSet, old *CloneSet, pods []*Pod, stored bool) FieldErrors {
 	errs := validateCommon(cs, "A")
 	f := v1alpha1View(cs)
 	replicas := cs.Spec.DesiredReplicas()
@@ -233,7 +247,7 @@ func validateV1alpha1(cs *CloneSet, old *CloneSet, pods []*Pod) FieldErrors {
 			if known[name] {
 				continue
 			}
-			if msg := checkPodToDelete(cs, name, pods); msg != "" {
+			if msg := checkPodToDelete(cs, name, pods, stored); msg != "" {
 				errs = append(errs, errInvalid("A10", path, name, msg))
 			}
 		}
@@ -264,14 +278,18 @@ func validateV1alpha1(cs *CloneSet, old *CloneSet, pods []*Pod) FieldErrors {
 	return errs
 }
 
-// checkPodToDelete is A10 for one name: "" when the pod is acceptable.
-func checkPodToDelete(cs *CloneSet, name string, pods []*Pod) string {
+// checkPodToDelete is A10 for one name: "" when the pod is acceptable. For a
+// stored object, a gone or terminating pod is acceptable (see ValidateStored).
+func checkPodToDelete(cs *CloneSet, name string, pods []*Pod, stored bool) string {
 	var pod *Pod
 	for _, p := range pods {
 		if p != nil && p.Name == name && p.Namespace == cs.Namespace {
 			pod = p
 			break
 		}
+	}
+	if stored && (pod == nil || !pod.DeletionTimestamp.IsZero()) {
+		return ""
 	}
 	if pod == nil {
 		return fmt.Sprintf("find pod %s failed: pods %q not found", name, name)

@@ -135,6 +135,20 @@ func ReadyForBudget(p *model.Pod, now time.Time) bool {
 	return p != nil && p.IsAvailable(0, now)
 }
 
+// PodClass is what Count reads of one observed pod: the inputs of its row
+// and side in the counters of scale-and-budgets.md section 2.
+type PodClass struct {
+	// Updated is IsUpdated under the variant (the new side).
+	Updated bool
+	// PreparingDelete is lifecycle state PreparingDelete.
+	PreparingDelete bool
+	// SpecifiedDelete is IsSpecifiedDelete.
+	SpecifiedDelete bool
+	// Available is model.Pod.IsAvailable with the CloneSet's minReadySeconds
+	// and the planner's clock.
+	Available bool
+}
+
 // Count classifies the observed pods into the counters of
 // scale-and-budgets.md section 2 under the variant. It is O(len(in.Pods)) and
 // independent of the order of the pods; nil pods are skipped.
@@ -145,41 +159,71 @@ func Count(in Input, v Variant) Counters {
 	}
 	del := PodsToDeleteSet(in.CloneSet)
 	puau := v == ScaleVariant && in.Gates.PreparingUpdateAsUpdate
-	var c Counters
+	var t tally
 	for _, p := range in.Pods {
 		if p == nil {
 			continue
 		}
-		// Same predicates as IsUpdated and IsSpecifiedDelete, with the state
-		// label read once per pod (this loop runs over 100k pods).
+		// Same predicates as IsUpdated, IsSpecifiedDelete and
+		// model.Pod.IsAvailable, with the state label read once per pod (this
+		// loop runs over 100k pods).
 		state := p.LifecycleState()
-		upd := (puau && state == model.StatePreparingUpdate) || p.InRevision(in.UpdateRevision)
-		switch {
-		case state == model.StatePreparingDelete:
-			if upd {
-				c.PreDelNew++
-			} else {
-				c.PreDelOld++
-			}
-		case p.HasSpecifiedDeleteLabel() || del[p.Name]:
-			if upd {
-				c.ToDelNew++
-			} else {
-				c.ToDelOld++
-			}
-		case !((state == "" || state == model.StateNormal) && p.IsUpdateReady(m, in.Now)): // p.IsAvailable(m, now), state already read
-			if upd {
-				c.UnavNew++
-			} else {
-				c.UnavOld++
-			}
-		}
-		if upd {
-			c.AllNew++
+		t.add(PodClass{
+			Updated:         (puau && state == model.StatePreparingUpdate) || p.InRevision(in.UpdateRevision),
+			PreparingDelete: state == model.StatePreparingDelete,
+			SpecifiedDelete: p.HasSpecifiedDeleteLabel() || del[p.Name],
+			Available:       (state == "" || state == model.StateNormal) && p.IsUpdateReady(m, in.Now),
+		})
+	}
+	return t.counters()
+}
+
+// CountClasses is Count for pods the caller has classified already (one
+// PodClass per observed pod, under the variant it wants): a planner that
+// reads every pod once for all its decisions counts without reading them
+// again. The order of classes does not matter.
+func CountClasses(classes []PodClass) Counters {
+	var t tally
+	for _, pc := range classes {
+		t.add(pc)
+	}
+	return t.counters()
+}
+
+// tally accumulates Counters one pod at a time.
+type tally struct{ c Counters }
+
+func (t *tally) add(pc PodClass) {
+	c := &t.c
+	switch {
+	case pc.PreparingDelete:
+		if pc.Updated {
+			c.PreDelNew++
 		} else {
-			c.AllOld++
+			c.PreDelOld++
+		}
+	case pc.SpecifiedDelete:
+		if pc.Updated {
+			c.ToDelNew++
+		} else {
+			c.ToDelOld++
+		}
+	case !pc.Available:
+		if pc.Updated {
+			c.UnavNew++
+		} else {
+			c.UnavOld++
 		}
 	}
+	if pc.Updated {
+		c.AllNew++
+	} else {
+		c.AllOld++
+	}
+}
+
+func (t *tally) counters() Counters {
+	c := t.c
 	c.ActNew = c.AllNew - c.PreDelNew
 	c.ActOld = c.AllOld - c.PreDelOld
 	c.Total = c.AllNew + c.AllOld

@@ -16,7 +16,8 @@ type Index struct {
 }
 
 // NewIndex indexes the PVCs of V by name and by instance-id label. Nil entries
-// are skipped and a name given twice is indexed once.
+// are skipped and a name given twice under one instance id is indexed once, so
+// the answers are those of the plain scans ClaimsForNewPod and ClaimsOfPod.
 func NewIndex(usable []*model.PVC) *Index {
 	x := &Index{
 		names: make(map[string]struct{}, len(usable)),
@@ -27,16 +28,15 @@ func NewIndex(usable []*model.PVC) *Index {
 		if c == nil {
 			continue
 		}
-		if _, dup := x.names[c.Name]; dup {
-			continue
-		}
 		x.names[c.Name] = struct{}{}
 		sorted = append(sorted, c)
 	}
 	sortByName(sorted)
 	for _, c := range sorted {
 		id := InstanceIDOf(c)
-		x.byID[id] = append(x.byID[id], c.Name)
+		if names := x.byID[id]; len(names) == 0 || names[len(names)-1] != c.Name {
+			x.byID[id] = append(names, c.Name)
+		}
 	}
 	return x
 }

@@ -1,0 +1,46 @@
+package model
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestValidateStoredA10 pins the difference between admission (create) and a
+// stored object for rule A10: names of gone or terminating pods are rejected on
+// admission but accepted in a snapshot; a pod owned by someone else is rejected
+// by both.
+func TestValidateStoredA10(t *testing.T) {
+	cs := &CloneSet{APIVersion: APIVersionV1alpha1, Name: "web", Namespace: "default", UID: "u1"}
+	cs.Spec.Replicas = new(int32)
+	*cs.Spec.Replicas = 2
+	cs.Spec.Selector = &LabelSelector{MatchLabels: map[string]string{"app": "web"}}
+	cs.Spec.Template = PodTemplate{Labels: map[string]string{"app": "web"}, Spec: PodSpec{Containers: []Container{{Name: "c", Image: "img"}}}}
+	SetDefaults(cs)
+	own := []OwnerReference{{Kind: "CloneSet", Name: "web", UID: "u1", Controller: true}}
+	other := []OwnerReference{{Kind: "ReplicaSet", Name: "rs", UID: "u2", Controller: true}}
+	pods := []*Pod{
+		{Name: "terminating", Namespace: "default", OwnerReferences: own, DeletionTimestamp: time.Unix(1, 0)},
+		{Name: "foreign", Namespace: "default", OwnerReferences: other},
+	}
+	for _, c := range []struct {
+		name              string
+		admission, stored bool // want an A10 error
+	}{
+		{"gone", true, false},
+		{"terminating", true, false},
+		{"foreign", true, true},
+	} {
+		cs.Spec.ScaleStrategy.PodsToDelete = []string{c.name}
+		if got := Validate(cs, pods).HasRule("A10"); got != c.admission {
+			t.Errorf("%s: Validate A10 = %v, want %v", c.name, got, c.admission)
+		}
+		errs := ValidateStored(cs, pods)
+		if got := errs.HasRule("A10"); got != c.stored {
+			t.Errorf("%s: ValidateStored A10 = %v, want %v (%v)", c.name, got, c.stored, errs)
+		}
+		if c.stored && !strings.Contains(errs.Error(), "owner is not this CloneSet") {
+			t.Errorf("%s: %v", c.name, errs)
+		}
+	}
+}
