@@ -113,7 +113,7 @@ func (r *round) noteOrderPriority(ru *model.RollingUpdateStrategy, cands []*mode
 		}
 	}
 	if labeled && len(unlabeled) > 0 {
-		r.notes.add("order priority: %s without any orderedKey label go first, before every labelled pod (quirk of the controller's code, update-and-ordering 11.1)", podNames(unlabeled))
+		r.notes.add("order priority: pods without any orderedKey label (%s) are updated before every labelled pod (quirk of the controller's code, update-and-ordering 11.1)", podNames(unlabeled))
 	}
 }
 
