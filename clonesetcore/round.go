@@ -105,7 +105,14 @@ func newRound(s *model.Scenario) *round {
 	for _, n := range cs.Spec.ScaleStrategy.PodsToDelete {
 		r.podsToDelete[n] = true
 	}
-	for _, sa := range s.SetAside {
+	setAside := append([]model.SetAside(nil), s.SetAside...)
+	sort.Slice(setAside, func(i, j int) bool {
+		if setAside[i].Kind != setAside[j].Kind {
+			return setAside[i].Kind < setAside[j].Kind
+		}
+		return setAside[i].Name < setAside[j].Name
+	})
+	for _, sa := range setAside {
 		r.notes.add("%s %s is left out: %s", sa.Kind, sa.Name, sa.Reason)
 	}
 	r.classifyPods()

@@ -75,7 +75,7 @@ func (r *round) scale() bool {
 		changed := false
 		waiting := 0
 		for _, p := range pd {
-			acts, ch := lifecycle.RemovePod(cs, p, r.claims().ClaimsOfPod(p), "pre-delete hook released")
+			acts, ch := lifecycle.RemovePod(cs, p, r.claims().ClaimsOfPod(p), "PreparingDelete pod")
 			r.emit(acts...)
 			if ch {
 				changed = true

@@ -133,7 +133,7 @@ func (r *round) refresh() bool {
 		patches, wait, err := inplace.Refresh(p, r.gates, r.now)
 		if err != nil {
 			r.updateErr = err
-			r.notes.add("pod %s: %v: the update phase aborts (FailedUpdate)", p.Name, err)
+			r.notes.add("%v: the update phase aborts (FailedUpdate)", err)
 			return true
 		}
 		r.emit(patches...)

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestScaleDownByThree(t *testing.T) {
+	var out strings.Builder
+	if err := run(&out, nil, "scenario.yaml", 3); err != nil {
+		t.Fatal(err)
+	}
+	want := `CloneSet default/web: replicas 6 -> 3
+
+The next reconcile removes:
+  - web-c (deleted: scale in)
+  - web-d (deleted: scale in)
+  - web-e (deleted: scale in)
+
+Budget: 3 pods to remove, 0 of them from old revisions; ready pods that may be deleted now: 2
+(pods that are not ready are never charged to that budget)
+
+Deletion ranking (first = deleted first):
+  1. web-c    not scheduled on a node yet
+  2. web-d    not available
+  3. web-e    lower pod-deletion-cost
+  4. web-a    shares its node (or topology domain) with other pods of the CloneSet
+  5. web-f    became ready more recently
+  6. web-b    most valuable: deleted last
+(each reason is the key that put the pod before the next one; with a partition,
+ the planner ranks old-revision and updated pods separately)
+`
+	if got := out.String(); got != want {
+		t.Errorf("output:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// When pods are not yet available the ready budget shrinks: the plan deletes
+// fewer pods than asked this round and says why.
+func TestScaleDownWaitsForBudget(t *testing.T) {
+	var out strings.Builder
+	// Same pods, but minReadySeconds 5h: no ready pod counts as available yet,
+	// so deleteReadyLimit is max(1 + 3 - 6, 0) = 0 and only unready pods go.
+	in := strings.NewReader(strings.Replace(scenario(t), "  replicas: 6\n", "  replicas: 6\n  minReadySeconds: 18000\n", 1))
+	if err := run(&out, in, "-", 3); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	for _, want := range []string{
+		"replicas 6 -> 3",
+		"removes:\n  - web-c (deleted: scale in)\n  - web-d (deleted: scale in)\n\n",
+		"ready pods that may be deleted now: 0",
+		"Why not more this round:\n",
+		"  - scale-in waits for web-e: deleteReadyLimit is 0 because 6 pods are not yet available (maxUnavailable 1, minReadySeconds 18000)\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+func TestScaleDownErrors(t *testing.T) {
+	var out strings.Builder
+	if err := run(&out, nil, "scenario.yaml", -1); err == nil {
+		t.Error("-by -1 accepted")
+	}
+	if err := run(&out, nil, "missing.yaml", 1); err == nil {
+		t.Error("a missing file is not an error")
+	}
+	if err := run(&out, nil, "scenario.yaml", 10); err != nil || !strings.Contains(out.String(), "replicas 6 -> 0") {
+		t.Errorf("scaling below zero: err %v, output %q", err, out.String())
+	}
+}
+
+func scenario(t *testing.T) string {
+	t.Helper()
+	var b strings.Builder
+	if err := readFile(&b, "scenario.yaml"); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func readFile(w *strings.Builder, name string) error {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return err
+	}
+	w.Write(data)
+	return nil
+}
