@@ -49,7 +49,6 @@ func TestRun(t *testing.T) {
 	pods := write("pods.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p1, labels: {app: sample}}\n")
 	missing := filepath.Join(dir, "missing.yaml")
 
-	notYet := func(cmd string) []string { return []string{"clonesetplan " + cmd + ": not implemented yet"} }
 	cases := []struct {
 		name       string
 		args       []string
@@ -92,7 +91,9 @@ func TestRun(t *testing.T) {
 		{"plan from stdin", []string{"plan", "-f", "-", "-o", "yaml"}, validScenario, 0, []string{"kind: Plan", "budget:"}, nil, false},
 		{"rank --for update", []string{"rank", "-f", good, "--for", "update", "-o", "json"}, "", 0, []string{`"for": "update"`}, nil, false},
 		{"rank default --for", []string{"rank", "-f", good}, "", 0, []string{"deletion order"}, nil, false},
-		{"simulate", []string{"simulate", "-f", good, "--seed", "7", "--steps", "3", "--svg", filepath.Join(dir, "out.svg")}, "", 2, nil, notYet("simulate"), true},
+		{"simulate", []string{"simulate", "-f", good, "--seed", "7", "--steps", "3", "--svg", filepath.Join(dir, "out.svg")}, "", 0, []string{"Simulation of CloneSet default/sample (seed 7): step-limit", "Timeline", "Final state", "Invariants", "ok      max-pods"}, nil, false},
+		{"simulate -o json", []string{"simulate", "-f", good, "--steps", "0", "-o", "json"}, "", 0, []string{`"outcome": "converged"`, `"invariants"`}, nil, false},
+		{"simulate from stdin", []string{"simulate", "-f", "-", "-o", "yaml", "--steps", "0"}, validScenario, 0, []string{"outcome: converged"}, nil, false},
 		{"B17 accepted by default", []string{"plan", "-f", b17, "-o", "json"}, "", 0, []string{`"kind": "Plan"`}, nil, false},
 	}
 	for _, c := range cases {

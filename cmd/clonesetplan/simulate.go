@@ -1,15 +1,114 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"os"
 
+	"github.com/clonecore/cloneset/manifest"
 	"github.com/clonecore/cloneset/model"
+	"github.com/clonecore/cloneset/sim"
 )
 
-// runSimulate runs opts.steps reconciles with a cluster model seeded by opts.seed and, when opts.svg is set, draws them.
+// Flag defaults of simulate (see parseFlags): a flag left at its default
+// yields to the Simulation document's setting.
+const (
+	defaultSeed  = 1
+	defaultSteps = 10
+)
+
+// runSimulate runs the reconcile loop of package sim over the scenario: plan,
+// apply to a simulated cluster (scheduler, kubelet, hook controller, faults),
+// advance virtual time, repeat, checking the simulator's invariants at every
+// round; the run is made twice to check that it is deterministic.
+//
+// The settings come from the optional clonesetcore/v1alpha1 Simulation
+// document of the scenario files (manifest.LoadSimulation; on standard input
+// it cannot be read again, so a Simulation document there is ignored), with
+// --seed and --steps on top when they are given a value other than their
+// default (1 and 10). --steps 0 means the simulator's own limit
+// (sim.DefaultMaxSteps).
+//
+// -o text prints the timeline, the final state and the invariants; json and
+// yaml print the whole result. --svg FILE also draws the timeline. A violated
+// invariant is reported on standard error and the exit status is 1.
 func runSimulate(scn *model.Scenario, opts options, stdout, stderr io.Writer) int {
-	_, _, _ = scn, opts, stdout
-	fmt.Fprintln(stderr, "clonesetplan simulate: not implemented yet")
-	return exitUsage
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "clonesetplan simulate: %v\n", err)
+		return exitInput
+	}
+	doc, err := simulationDocument(opts.files)
+	if err != nil {
+		return fail(err)
+	}
+	cfg, err := sim.FromManifest(doc)
+	if err != nil {
+		return fail(err)
+	}
+	if opts.seed != defaultSeed || doc == nil || doc.Seed == nil {
+		cfg.Seed = uint64(opts.seed)
+	}
+	if opts.steps != defaultSteps || doc == nil || doc.Steps == nil {
+		cfg.MaxSteps = opts.steps
+	}
+	res, err := sim.Verify(scn, cfg)
+	if err != nil {
+		return fail(err)
+	}
+	if opts.svg != "" {
+		if err := os.WriteFile(opts.svg, res.SVG(), 0o644); err != nil {
+			return fail(err)
+		}
+	}
+	code := exitOK
+	switch opts.output {
+	case "text":
+		if err := res.WriteText(stdout, false); err != nil {
+			return fail(err)
+		}
+	default:
+		code = writeDoc(res, opts.output, "simulate", stdout, stderr)
+	}
+	if code == exitOK && !res.OK() {
+		fmt.Fprintf(stderr, "clonesetplan simulate: %d invariant %s violated:\n", len(res.Violations()), pluralWord(len(res.Violations()), "check", "checks"))
+		for _, v := range res.Violations() {
+			fmt.Fprintf(stderr, "  %s\n", v)
+		}
+		return exitInput
+	}
+	return code
+}
+
+// simulationDocument reads the Simulation document of the scenario files
+// (standard input, already consumed by the scenario loader, is skipped).
+func simulationDocument(files []string) (*manifest.Simulation, error) {
+	var found *manifest.Simulation
+	for _, f := range files {
+		if f == "-" {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		doc, err := manifest.LoadSimulation(data, f)
+		if err != nil {
+			return nil, err
+		}
+		if doc != nil {
+			if found != nil {
+				return nil, errors.New("two Simulation documents, at most one is allowed: " + found.Source + " and " + doc.Source)
+			}
+			found = doc
+		}
+	}
+	return found, nil
+}
+
+func pluralWord(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

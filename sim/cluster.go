@@ -1,0 +1,398 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/clonecore/cloneset/clonesetcore"
+	"github.com/clonecore/cloneset/model"
+)
+
+// Cluster is an in-memory cluster holding one CloneSet and everything around it:
+// its pods, PVCs, ControllerRevisions and nodes, a scheduler and kubelet, the
+// user's hook controller and the injected faults (World). It evolves over a
+// virtual clock that only moves when AdvanceTo is called.
+//
+// A controller loop reads a Snapshot, plans it with clonesetcore.Plan and
+// applies the plan with Apply; AdvanceTo then lets the world react. Nothing in
+// a Cluster reads the wall clock or global randomness: the same scenario,
+// world and calls give the same cluster, byte for byte.
+//
+// A Cluster is not safe for concurrent use.
+type Cluster struct {
+	start, now  time.Time
+	description string
+	cs          *model.CloneSet
+	gates       model.FeatureGates
+	controller  model.ControllerFlags
+	pods        map[string]*model.Pod
+	pvcs        map[string]*model.PVC
+	revisions   []*model.Revision
+	nodes       []*node
+	world       World
+	rng         *rand.Rand
+	queue       eventQueue
+	states      map[string]*podState
+	log         []string
+	quirks      []string
+	seq         int
+}
+
+type node struct {
+	obj  *model.Node
+	lost bool
+	gone bool
+}
+
+// ErrNoCloneSet is returned by NewCluster for a scenario without a CloneSet.
+var ErrNoCloneSet = errors.New("sim: the scenario has no CloneSet")
+
+// NewCluster builds a cluster from a scenario (as manifest.Load returns it: a
+// defaulted CloneSet and the objects that belong to it) and a world. The
+// scenario is copied; the clock starts at scn.Now. Pods the scenario carries
+// are taken over by the kubelet in whatever state they are (a Pending pod is
+// started, a terminating pod finishes terminating, ...). A template without a
+// raw tree (built in code) gets one rendered from its typed fields, because the
+// revision hash and the in-place comparison read it. When the scenario has no
+// ControllerRevision at all, one is created for the current template, as the
+// controller would on its first round.
+func NewCluster(scn *model.Scenario, w World) (*Cluster, error) {
+	if scn == nil || scn.CloneSet == nil {
+		return nil, ErrNoCloneSet
+	}
+	c := &Cluster{
+		start: scn.Now, now: scn.Now, description: scn.Description,
+		cs: copyCloneSet(scn.CloneSet), gates: scn.Gates, controller: scn.Controller,
+		pods: map[string]*model.Pod{}, pvcs: map[string]*model.PVC{},
+		world: w, rng: rand.New(rand.NewPCG(w.Seed, w.Seed^0x9e3779b97f4a7c15)),
+		states: map[string]*podState{},
+	}
+	if c.cs.Spec.Template.Raw == nil {
+		c.cs.Spec.Template.Raw = typedTemplateTree(c.cs.Spec.Template)
+	}
+	for _, p := range scn.Pods {
+		if p == nil {
+			continue
+		}
+		if _, dup := c.pods[p.Name]; dup {
+			return nil, fmt.Errorf("sim: two pods named %s", p.Name)
+		}
+		c.pods[p.Name] = copyPod(p)
+	}
+	for _, v := range scn.PVCs {
+		if v != nil {
+			c.pvcs[v.Name] = copyPVC(v)
+		}
+	}
+	for _, r := range scn.Revisions {
+		if r != nil {
+			c.revisions = append(c.revisions, copyRevision(r))
+		}
+	}
+	c.revisions = model.SortRevisions(c.revisions)
+	if len(c.revisions) == 0 {
+		c.ensureRevision("")
+		if c.cs.Status.CurrentRevision == "" {
+			c.cs.Status.CurrentRevision = c.revisions[0].Name
+		}
+	}
+	c.initNodes(scn.Nodes)
+	for _, name := range c.podNames() {
+		c.stateOf(c.pods[name], true)
+	}
+	for i, nl := range w.Faults.NodeLoss {
+		c.push(event{at: c.start.Add(nl.At), kind: evNodeLost, node: nl.Node, index: i})
+	}
+	c.sync()
+	return c, nil
+}
+
+func (c *Cluster) initNodes(scnNodes []*model.Node) {
+	seen := map[string]bool{}
+	add := func(n *model.Node) {
+		if n == nil || n.Name == "" || seen[n.Name] {
+			return
+		}
+		seen[n.Name] = true
+		c.nodes = append(c.nodes, &node{obj: &model.Node{Name: n.Name, Labels: copyStrings(n.Labels)}})
+	}
+	if len(c.world.Nodes) > 0 {
+		for _, n := range c.world.Nodes {
+			add(&model.Node{Name: n, Labels: map[string]string{"kubernetes.io/hostname": n}})
+		}
+	}
+	for _, n := range scnNodes {
+		add(n)
+	}
+	for _, name := range c.podNames() {
+		if nn := c.pods[name].Spec.NodeName; nn != "" {
+			add(&model.Node{Name: nn, Labels: map[string]string{"kubernetes.io/hostname": nn}})
+		}
+	}
+	if len(c.nodes) == 0 {
+		for i := 0; i < 3; i++ {
+			n := "node-" + strconv.Itoa(i)
+			add(&model.Node{Name: n, Labels: map[string]string{"kubernetes.io/hostname": n}})
+		}
+	}
+	sort.Slice(c.nodes, func(i, j int) bool { return c.nodes[i].obj.Name < c.nodes[j].obj.Name })
+}
+
+// Now returns the cluster's clock.
+func (c *Cluster) Now() time.Time { return c.now }
+
+// Start returns the instant the cluster was created at.
+func (c *Cluster) Start() time.Time { return c.start }
+
+// CloneSet returns a copy of the CloneSet as stored (spec and status).
+func (c *Cluster) CloneSet() *model.CloneSet { return copyCloneSet(c.cs) }
+
+// Pods returns copies of every pod of the cluster (active, terminating and
+// terminal), sorted by name.
+func (c *Cluster) Pods() []*model.Pod {
+	out := make([]*model.Pod, 0, len(c.pods))
+	for _, n := range c.podNames() {
+		out = append(out, copyPod(c.pods[n]))
+	}
+	return out
+}
+
+// Pod returns a copy of the named pod, or nil.
+func (c *Cluster) Pod(name string) *model.Pod { return copyPod(c.pods[name]) }
+
+// PVCs returns copies of every PVC, sorted by name.
+func (c *Cluster) PVCs() []*model.PVC {
+	names := make([]string, 0, len(c.pvcs))
+	for n := range c.pvcs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := make([]*model.PVC, 0, len(names))
+	for _, n := range names {
+		out = append(out, copyPVC(c.pvcs[n]))
+	}
+	return out
+}
+
+// Revisions returns copies of the ControllerRevisions in history order.
+func (c *Cluster) Revisions() []*model.Revision {
+	out := make([]*model.Revision, 0, len(c.revisions))
+	for _, r := range model.SortRevisions(c.revisions) {
+		out = append(out, copyRevision(r))
+	}
+	return out
+}
+
+// Snapshot returns what one reconcile sees: a deep copy of the CloneSet, its
+// pods, PVCs, revisions and the nodes still in the cluster, at the cluster's
+// clock, with the scenario's gates and controller flags. It shares nothing with
+// the cluster.
+func (c *Cluster) Snapshot() *model.Scenario {
+	s := &model.Scenario{
+		Description: c.description, Now: c.now, Gates: c.gates, Controller: c.controller,
+		CloneSet: copyCloneSet(c.cs),
+	}
+	s.Pods = c.Pods()
+	s.PVCs = c.PVCs()
+	s.Revisions = c.Revisions()
+	for _, n := range c.nodes {
+		if !n.gone {
+			s.Nodes = append(s.Nodes, &model.Node{Name: n.obj.Name, Labels: copyStrings(n.obj.Labels)})
+		}
+	}
+	return s
+}
+
+// TakeLog returns what happened in the cluster since the previous call (pods
+// scheduled, started, ready, crashed, removed; hooks released; faults), in
+// order, and clears it.
+func (c *Cluster) TakeLog() []string {
+	out := c.log
+	c.log = nil
+	return out
+}
+
+// Quirks returns the upstream quirks the cluster has seen take effect (for
+// example a NotReady key that leaked, LSV 7.10), in order of first sighting.
+func (c *Cluster) Quirks() []string { return append([]string(nil), c.quirks...) }
+
+func (c *Cluster) logf(format string, args ...any) {
+	c.log = append(c.log, fmt.Sprintf(format, args...))
+}
+
+func (c *Cluster) quirk(s string) {
+	for _, q := range c.quirks {
+		if q == s {
+			return
+		}
+	}
+	c.quirks = append(c.quirks, s)
+}
+
+func (c *Cluster) podNames() []string {
+	names := make([]string, 0, len(c.pods))
+	for n := range c.pods {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// revision finds a ControllerRevision by name (exact, else short hash).
+func (c *Cluster) revision(name string) *model.Revision {
+	for _, r := range c.revisions {
+		if r.Name == name {
+			return r
+		}
+	}
+	for _, r := range model.SortRevisions(c.revisions) {
+		if model.RevisionMatches(name, r.Name) {
+			return r
+		}
+	}
+	return nil
+}
+
+// ensureRevision is the controller's revision bookkeeping (LSV 2.3, UO 1.5):
+// the newest ControllerRevision whose template equals spec.template becomes
+// the update revision (its .revision number bumped to the newest when it was
+// an older one, and its volume-claim-template hash refreshed, SB 5.7); when
+// none matches, a new one is created under the name the planner derives
+// (want, or the library's hash when want is empty), bumping collisionCount
+// when that name is taken by another template. It returns the name.
+func (c *Cluster) ensureRevision(want string) string {
+	sorted := model.SortRevisions(c.revisions)
+	tmpl := model.CanonicalJSON(c.cs.Spec.Template.Raw)
+	vct := clonesetcore.VolumeClaimTemplatesHash(c.cs.Spec.VolumeClaimTemplates)
+	var maxRev int64
+	for _, r := range sorted {
+		maxRev = max(maxRev, r.Revision)
+	}
+	for i := len(sorted) - 1; i >= 0; i-- {
+		r := sorted[i]
+		if r.HasTemplate && string(model.CanonicalJSON(r.Template.Raw)) == string(tmpl) {
+			if i != len(sorted)-1 {
+				r.Revision = maxRev + 1
+				if r.Annotations == nil {
+					r.Annotations = map[string]string{}
+				}
+				r.Annotations[model.AnnotationVCTHash] = vct
+				c.logf("revision %s is reused: its revision number becomes %d", r.Name, r.Revision)
+			}
+			c.revisions = model.SortRevisions(c.revisions)
+			return r.Name
+		}
+	}
+	for {
+		var coll int32
+		if c.cs.Status.CollisionCount != nil {
+			coll = *c.cs.Status.CollisionCount
+		}
+		name := want
+		if name == "" {
+			name = model.RevisionName(c.cs.Name, model.TemplateHash(c.cs.Spec.Template.Raw, coll))
+		}
+		if c.revisionByExactName(name) == nil {
+			r := &model.Revision{
+				Name: name, Revision: maxRev + 1, CreationTimestamp: c.now,
+				Labels:      selectorLabels(c.cs),
+				Annotations: map[string]string{model.AnnotationVCTHash: vct},
+				Template:    copyTemplate(c.cs.Spec.Template), HasTemplate: true,
+			}
+			c.revisions = model.SortRevisions(append(c.revisions, r))
+			c.logf("controller revision %s created (revision %d)", name, r.Revision)
+			return name
+		}
+		coll++
+		c.cs.Status.CollisionCount = &coll
+		want = ""
+		c.logf("revision name %s is taken by another template: collisionCount becomes %d", name, coll)
+	}
+}
+
+func (c *Cluster) revisionByExactName(name string) *model.Revision {
+	for _, r := range c.revisions {
+		if r.Name == name {
+			return r
+		}
+	}
+	return nil
+}
+
+// truncateHistory deletes ControllerRevisions that are neither current,
+// update, nor used by an active pod, oldest first, until at most
+// revisionHistoryLimit of them remain (LSV 2.7).
+func (c *Cluster) truncateHistory(current, update string) {
+	limit := 10
+	if l := c.cs.Spec.RevisionHistoryLimit; l != nil {
+		limit = int(*l)
+	}
+	used := func(r *model.Revision) bool {
+		if r.Name == current || r.Name == update {
+			return true
+		}
+		for _, p := range c.pods {
+			if p.IsActive() && p.InRevision(r.Name) {
+				return true
+			}
+		}
+		return false
+	}
+	var unused []*model.Revision
+	for _, r := range model.SortRevisions(c.revisions) {
+		if !used(r) {
+			unused = append(unused, r)
+		}
+	}
+	drop := map[*model.Revision]bool{}
+	for i := 0; i < len(unused)-limit; i++ {
+		drop[unused[i]] = true
+		c.logf("controller revision %s deleted (history limit %d)", unused[i].Name, limit)
+	}
+	if len(drop) == 0 {
+		return
+	}
+	var kept []*model.Revision
+	for _, r := range c.revisions {
+		if !drop[r] {
+			kept = append(kept, r)
+		}
+	}
+	c.revisions = kept
+}
+
+func (c *Cluster) aliveNodes() []*node {
+	var out []*node
+	for _, n := range c.nodes {
+		if !n.lost && !n.gone {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func (c *Cluster) nodeNamed(name string) *node {
+	for _, n := range c.nodes {
+		if n.obj.Name == name {
+			return n
+		}
+	}
+	return nil
+}
+
+func (c *Cluster) ownerRef() model.OwnerReference {
+	return model.OwnerReference{APIVersion: model.APIVersionV1beta1, Kind: "CloneSet", Name: c.cs.Name, UID: c.cs.UID, Controller: true}
+}
+
+func (c *Cluster) ts() string { return c.now.UTC().Truncate(time.Second).Format(time.RFC3339) }
+
+func selectorLabels(cs *model.CloneSet) map[string]string {
+	if cs.Spec.Selector == nil {
+		return nil
+	}
+	return copyStrings(cs.Spec.Selector.MatchLabels)
+}
