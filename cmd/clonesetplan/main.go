@@ -13,6 +13,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -40,6 +41,8 @@ type options struct {
 	files  []string
 	output string // json, yaml or text
 	strict bool
+	// stdin holds standard input when a -f is "-".
+	stdin []byte
 	// rank
 	forWhat string // deletion or update
 	// simulate
@@ -134,7 +137,20 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
-	scn, err := manifest.Options{Strict: opts.strict}.LoadFiles(opts.files, stdin)
+	// Standard input is read once: the scenario loader and the simulate
+	// command's Simulation document both read these bytes.
+	for _, f := range opts.files {
+		if f == "-" {
+			data, err := io.ReadAll(stdin)
+			if err != nil {
+				fmt.Fprintf(stderr, "clonesetplan %s: reading standard input: %v\n", cmd.name, err)
+				return exitInput
+			}
+			opts.stdin = data
+			break
+		}
+	}
+	scn, err := manifest.Options{Strict: opts.strict}.LoadFiles(opts.files, bytes.NewReader(opts.stdin))
 	if err != nil {
 		fmt.Fprintf(stderr, "clonesetplan %s: %v\n", cmd.name, err)
 		return exitInput

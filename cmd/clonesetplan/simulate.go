@@ -24,8 +24,7 @@ const (
 // round; the run is made twice to check that it is deterministic.
 //
 // The settings come from the optional clonesetcore/v1alpha1 Simulation
-// document of the scenario files (manifest.LoadSimulation; on standard input
-// it cannot be read again, so a Simulation document there is ignored), with
+// document of the scenario files or standard input (manifest.LoadSimulation), with
 // --seed and --steps on top when they are given a value other than their
 // default (1 and 10). --steps 0 means the simulator's own limit
 // (sim.DefaultMaxSteps).
@@ -38,7 +37,7 @@ func runSimulate(scn *model.Scenario, opts options, stdout, stderr io.Writer) in
 		fmt.Fprintf(stderr, "clonesetplan simulate: %v\n", err)
 		return exitInput
 	}
-	doc, err := simulationDocument(opts.files)
+	doc, err := simulationDocument(opts.files, opts.stdin)
 	if err != nil {
 		return fail(err)
 	}
@@ -80,17 +79,17 @@ func runSimulate(scn *model.Scenario, opts options, stdout, stderr io.Writer) in
 	return code
 }
 
-// simulationDocument reads the Simulation document of the scenario files
-// (standard input, already consumed by the scenario loader, is skipped).
-func simulationDocument(files []string) (*manifest.Simulation, error) {
+// simulationDocument reads the Simulation document of the scenario files;
+// "-" is standard input, already read into stdin.
+func simulationDocument(files []string, stdin []byte) (*manifest.Simulation, error) {
 	var found *manifest.Simulation
 	for _, f := range files {
-		if f == "-" {
-			continue
-		}
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return nil, err
+		data := stdin
+		if f != "-" {
+			var err error
+			if data, err = os.ReadFile(f); err != nil {
+				return nil, err
+			}
 		}
 		doc, err := manifest.LoadSimulation(data, f)
 		if err != nil {

@@ -135,3 +135,23 @@ func TestSimulateReadmeExample(t *testing.T) {
 		t.Errorf("%s is not the picture the simulator draws now; review the change and rerun with -update-simulate", svgPath)
 	}
 }
+
+// TestSimulateReadsSimulationFromStdin checks that a Simulation document given
+// on standard input is honoured: the run equals the one from the same file.
+func TestSimulateReadsSimulationFromStdin(t *testing.T) {
+	const file = "../../docs/simulate-rollout.yaml"
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fromFile, fromStdin, errb bytes.Buffer
+	if code := run([]string{"simulate", "-f", file, "-o", "json"}, strings.NewReader(""), &fromFile, &errb); code != 0 {
+		t.Fatalf("from file: exit %d: %s", code, errb.String())
+	}
+	if code := run([]string{"simulate", "-f", "-", "-o", "json"}, bytes.NewReader(data), &fromStdin, &errb); code != 0 {
+		t.Fatalf("from stdin: exit %d: %s", code, errb.String())
+	}
+	if !bytes.Equal(fromFile.Bytes(), fromStdin.Bytes()) {
+		t.Fatalf("simulate -f - differs from simulate -f %s: the Simulation document on standard input was not read", file)
+	}
+}
