@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/clonecore/cloneset/model"
+	"github.com/clonecore/cloneset/ordering"
 	"github.com/clonecore/cloneset/partition"
 	"github.com/clonecore/cloneset/pvc"
 )
@@ -34,10 +36,25 @@ type round struct {
 	activeOwned []*model.Pod
 	released    []*model.Pod
 	inactive    []*model.Pod
+	// byInput are observed and activeOwned in the scenario's order, for the
+	// steps whose result does not depend on the order and that read every
+	// pod: in that order they visit memory sequentially. position[j] is the
+	// index in observed of byInput.observed[j].
+	byInput struct {
+		observed, activeOwned []*model.Pod
+		position              []int
+	}
+	// uniqueNames is true when no two observed pods share a name: the
+	// rankings, whose last key is the name, then do not depend on the order
+	// of their input.
+	uniqueNames bool
 	ownedPVCs   []*model.PVC
 	usablePVCs  []*model.PVC
 	// pvcIndex indexes usablePVCs; built on first use (see claims).
 	pvcIndex *pvc.Index
+	// delOpts are the deletion-ranking options, computed on first use (see
+	// deletionOptions).
+	delOpts *ordering.DeletionOptions
 
 	budget       partition.Budget
 	updateBudget partition.Budget
@@ -116,25 +133,24 @@ func newRound(s *model.Scenario) *round {
 		r.notes.add("%s %s is left out: %s", sa.Kind, sa.Name, sa.Reason)
 	}
 	r.classifyPods()
-	r.readPods()
 	r.noteTolerated()
 	r.revs = resolveRevisions(cs, s.Revisions, &r.notes)
 	for i := range r.info {
 		r.info[i].updated = model.RevisionMatches(r.info[i].revision, r.revs.update.Name)
 	}
+	// In input order: no step depends on their order (pvc.Cleanup sorts them).
 	for _, c := range s.PVCs {
 		ref := model.ControllerRef(c.OwnerReferences)
 		if ref.OwnedBy(cs) && c.DeletionTimestamp.IsZero() {
 			r.ownedPVCs = append(r.ownedPVCs, c)
 		}
 	}
-	sort.Slice(r.ownedPVCs, func(i, j int) bool { return r.ownedPVCs[i].Name < r.ownedPVCs[j].Name })
 	r.computeBudgets()
 	return r
 }
 
 // podInfo is what the decisions of a round read of one observed pod: its
-// labels, annotations and conditions are read once, in readPods, and every
+// labels, annotations and conditions are read once, in classifyPods, and every
 // later step of the round uses these facts.
 type podInfo struct {
 	state     string    // lifecycle state label
@@ -145,23 +161,59 @@ type podInfo struct {
 	ready     bool      // model.Pod.IsStatusReady
 	readyTime time.Time // model.Pod.ReadyTime
 	inGrace   bool      // in an in-place grace period (model.Pod.GraceValue)
+	nodeName  string    // spec.nodeName
 }
 
-// readPods fills r.info for the observed pods (all but updated, which needs
-// the update revision).
-func (r *round) readPods() {
-	m := r.cs.Spec.MinReadySeconds
-	r.info = make([]podInfo, len(r.observed))
-	for i, p := range r.observed {
-		r.info[i] = podInfo{
-			state:     p.LifecycleState(),
-			revision:  p.RevisionLabel(),
-			specified: r.isSpecifiedDelete(p),
-			available: p.IsAvailable(m, r.now),
-			ready:     p.IsStatusReady(),
-			readyTime: p.ReadyTime(),
-			inGrace:   p.GraceValue() != "",
+// podKind is what a pod of the scenario is to the round.
+type podKind int8
+
+const (
+	podIgnored  podKind = iota // controlled by another object, or an orphan the selector does not match
+	podInactive                // owned, terminating or terminal
+	podObserved                // owned, active, matching the selector
+	podAdopted                 // an active orphan the selector matches
+	podReleased                // owned, active, no longer matching the selector
+)
+
+// classify tells what the pod is to the round (LSV 0); selector is the
+// CloneSet's.
+func (r *round) classify(p *model.Pod, selector model.LabelMatcher) podKind {
+	ref := model.ControllerRef(p.OwnerReferences)
+	owned := ref.OwnedBy(r.cs)
+	if !owned && ref != nil {
+		return podIgnored // belongs to something else; the loader normally sets it aside
+	}
+	if !p.IsActive() {
+		if owned {
+			return podInactive
 		}
+		return podIgnored
+	}
+	matches := selector.Matches(p.Labels)
+	switch {
+	case owned && matches:
+		return podObserved
+	case owned:
+		return podReleased
+	case matches:
+		return podAdopted
+	}
+	return podIgnored
+}
+
+// read returns the facts of an observed pod (all but updated, which needs the
+// update revision).
+func (r *round) read(p *model.Pod) podInfo {
+	m := r.cs.Spec.MinReadySeconds
+	return podInfo{
+		state:     p.LifecycleState(),
+		revision:  p.RevisionLabel(),
+		specified: r.isSpecifiedDelete(p),
+		available: p.IsAvailable(m, r.now),
+		ready:     p.IsStatusReady(),
+		readyTime: p.ReadyTime(),
+		inGrace:   p.GraceValue() != "",
+		nodeName:  p.Spec.NodeName,
 	}
 }
 
@@ -219,35 +271,77 @@ func (r *round) partitionInput() partition.Input {
 }
 
 // classifyPods splits the scenario's pods into observed, released and inactive
-// pods, in canonical order (LSV 0, scale-and-budgets 0).
+// pods, in canonical order (LSV 0, scale-and-budgets 0), and reads the facts of
+// the observed pods (r.info). Every pod is read once, in input order, which
+// visits memory sequentially; the canonical order is then a sort of the names
+// alone.
 func (r *round) classifyPods() {
-	pods := append([]*model.Pod(nil), r.s.Pods...)
-	sort.Slice(pods, func(i, j int) bool { return pods[i].Name < pods[j].Name })
+	pods := r.s.Pods
+	selector := r.cs.Spec.Selector.Matcher()
+	kinds := make([]podKind, len(pods))
+	order := make([]int, len(pods))
+	r.byInput.observed = make([]*model.Pod, 0, len(pods))
+	r.byInput.activeOwned = make([]*model.Pod, 0, len(pods))
+	r.info = make([]podInfo, 0, len(pods)) // in input order until the end
+	for i, p := range pods {
+		order[i] = i
+		kinds[i] = r.classify(p, selector)
+		switch kinds[i] {
+		case podObserved, podAdopted:
+			r.info = append(r.info, r.read(p))
+			r.byInput.observed = append(r.byInput.observed, p)
+			r.byInput.activeOwned = append(r.byInput.activeOwned, p)
+		case podReleased:
+			r.byInput.activeOwned = append(r.byInput.activeOwned, p)
+		}
+	}
+	model.SortByName(order, func(i int) string { return pods[i].Name })
+	position := make([]int, len(pods)) // index in r.observed, by input index
+	r.observed = make([]*model.Pod, 0, len(r.byInput.observed))
+	r.activeOwned = make([]*model.Pod, 0, len(r.byInput.activeOwned))
 	var adopted []string
-	for _, p := range pods {
-		ref := model.ControllerRef(p.OwnerReferences)
-		owned := ref.OwnedBy(r.cs)
-		if !owned && ref != nil {
-			continue // belongs to something else; the loader normally sets it aside
-		}
-		if !p.IsActive() {
-			if owned {
-				r.inactive = append(r.inactive, p)
-			}
-			continue
-		}
-		matches := r.cs.Spec.Selector.Matches(p.Labels)
-		switch {
-		case owned && matches:
+	for _, i := range order {
+		p := pods[i]
+		switch kinds[i] {
+		case podInactive:
+			r.inactive = append(r.inactive, p)
+		case podObserved, podAdopted:
+			position[i] = len(r.observed)
 			r.observed = append(r.observed, p)
 			r.activeOwned = append(r.activeOwned, p)
-		case owned:
+			if kinds[i] == podAdopted {
+				adopted = append(adopted, p.Name)
+			}
+		case podReleased:
 			r.released = append(r.released, p)
 			r.activeOwned = append(r.activeOwned, p)
-		case matches:
-			r.observed = append(r.observed, p)
-			r.activeOwned = append(r.activeOwned, p)
-			adopted = append(adopted, p.Name)
+		}
+	}
+	r.byInput.position = make([]int, 0, len(r.observed))
+	for i, k := range kinds {
+		if k == podObserved || k == podAdopted {
+			r.byInput.position = append(r.byInput.position, position[i])
+		}
+	}
+	// r.info to canonical order, in place: r.info[position[j]] = r.info[j].
+	done := make([]bool, len(r.info))
+	for j := range r.info {
+		if done[j] {
+			continue
+		}
+		done[j] = true
+		moving := r.info[j]
+		for k := r.byInput.position[j]; k != j; k = r.byInput.position[k] {
+			moving, r.info[k] = r.info[k], moving
+			done[k] = true
+		}
+		r.info[j] = moving
+	}
+	r.uniqueNames = true
+	for i := 1; i < len(r.observed); i++ {
+		if r.observed[i].Name == r.observed[i-1].Name {
+			r.uniqueNames = false
+			break
 		}
 	}
 	if len(adopted) > 0 {
@@ -281,13 +375,10 @@ func (r *round) truncatePodsToDelete() {
 	if len(list) == 0 {
 		return
 	}
-	names := make(map[string]bool, len(r.observed))
-	for _, p := range r.observed {
-		names[p.Name] = true
-	}
 	var remove []string
 	for _, n := range list {
-		if !names[n] {
+		// r.observed is sorted by name.
+		if _, found := slices.BinarySearchFunc(r.observed, n, func(p *model.Pod, n string) int { return strings.Compare(p.Name, n) }); !found {
 			remove = append(remove, n)
 		}
 	}

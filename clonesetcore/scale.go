@@ -1,6 +1,8 @@
 package clonesetcore
 
 import (
+	"slices"
+
 	"github.com/clonecore/cloneset/lifecycle"
 	"github.com/clonecore/cloneset/model"
 	"github.com/clonecore/cloneset/ordering"
@@ -15,8 +17,11 @@ func (r *round) cleanupPVCs() {
 		r.usablePVCs = r.ownedPVCs
 		return
 	}
-	usable, acts := pvc.Cleanup(r.cs, r.activeOwned, r.inactive, r.ownedPVCs)
+	// V comes in the scenario's order, which the steps that read every PVC of V
+	// (none depends on its order) visit sequentially.
+	usable, acts, index := pvc.CleanupIndexed(r.cs, r.byInput.activeOwned, r.inactive, r.ownedPVCs)
 	r.usablePVCs = usable
+	r.pvcIndex = index
 	r.emit(acts...)
 }
 
@@ -167,8 +172,19 @@ func (r *round) unavailableCount() int {
 // choosePodsToDelete splits scaleDown between old and updated pods and ranks each
 // group (scale-and-budgets 4.6).
 func (r *round) choosePodsToDelete(b partition.Budget) []*model.Pod {
+	// With distinct names the ranking does not depend on the order of the
+	// group: the groups are then built in the scenario's order, which the
+	// ranking reads sequentially.
+	pods, position := r.observed, []int(nil)
+	if r.uniqueNames {
+		pods, position = r.byInput.observed, r.byInput.position
+	}
 	var upd, old []*model.Pod
-	for i, p := range r.observed {
+	for j, p := range pods {
+		i := j
+		if position != nil {
+			i = position[j]
+		}
 		// partition.IsUpdated under partition.ScaleVariant.
 		in := r.info[i]
 		if in.updated || (r.gates.PreparingUpdateAsUpdate && in.state == model.StatePreparingUpdate) {
@@ -208,6 +224,9 @@ func (r *round) pick(g []*model.Pod, k int) []*model.Pod {
 }
 
 func (r *round) deletionOptions() ordering.DeletionOptions {
+	if r.delOpts != nil {
+		return *r.delOpts
+	}
 	opts := ordering.DeletionOptions{MinReadySeconds: r.cs.Spec.MinReadySeconds, Now: r.now}
 	for _, c := range r.revs.update.Template.Spec.TopologySpreadConstraints {
 		opts.TopologyKeys = append(opts.TopologyKeys, c.TopologyKey)
@@ -219,8 +238,8 @@ func (r *round) deletionOptions() ordering.DeletionOptions {
 		}
 		var missing []string
 		seen := map[string]bool{}
-		for _, p := range r.observed {
-			if n := p.Spec.NodeName; n != "" && opts.Nodes[n] == nil && !seen[n] {
+		for _, in := range r.info {
+			if n := in.nodeName; n != "" && opts.Nodes[n] == nil && !seen[n] {
 				seen[n] = true
 				missing = append(missing, n)
 			}
@@ -229,6 +248,7 @@ func (r *round) deletionOptions() ordering.DeletionOptions {
 			r.notes.add("topology spread ranking: nodes %v are referenced by pods but not in the scenario; their pods get spread rank 0 (as upstream when a node cannot be fetched)", missing)
 		}
 	}
+	r.delOpts = &opts
 	return opts
 }
 
@@ -236,7 +256,8 @@ func (r *round) deletionOptions() ordering.DeletionOptions {
 // the rest at the update revision (scale-and-budgets 4.4).
 func (r *round) createPods(n, k int) {
 	cs := r.cs
-	allocs := pvc.AllocateIDs(cs, n, r.observed, r.inactive, r.s.PVCs, r.usablePVCs)
+	allocs := pvc.AllocateIDs(cs, n, r.byInput.observed, r.inactive, r.s.PVCs, r.usablePVCs)
+	r.actions = slices.Grow(r.actions, len(allocs))
 	reasons := r.createReasons(n)
 	nOld := min(n, k)
 	for i, a := range allocs {

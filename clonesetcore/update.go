@@ -1,6 +1,9 @@
 package clonesetcore
 
 import (
+	"slices"
+	"time"
+
 	"github.com/clonecore/cloneset/inplace"
 	"github.com/clonecore/cloneset/lifecycle"
 	"github.com/clonecore/cloneset/model"
@@ -46,7 +49,8 @@ func (r *round) update() {
 		return
 	}
 	r.noteOrderPriority(ru, cands)
-	sorted := ordering.SortForUpdate(cands, ordering.UpdateOptions{RollingUpdate: ru, AllPods: r.observed})
+	// AllPods only feeds counts: the scenario's order reads it sequentially.
+	sorted := ordering.SortForUpdate(r.candidatesByInput(cands, forward), ordering.UpdateOptions{RollingUpdate: ru, AllPods: r.byInput.observed})
 	ordered := make([]*model.Pod, len(sorted))
 	for i, x := range sorted {
 		ordered[i] = x.Pod
@@ -72,6 +76,7 @@ func (r *round) update() {
 	}
 	revisions := r.revisionList()
 	index := inplace.NewRevisionIndex(revisions)
+	r.actions = slices.Grow(r.actions, len(admitted))
 	for _, p := range admitted {
 		d := lifecycle.DecideUpdate(lifecycle.UpdateInput{
 			CloneSet: cs, Pod: p, Target: podTarget, Revisions: revisions, Index: index, Gates: r.gates, Now: r.now,
@@ -128,33 +133,56 @@ func (r *round) revisionList() []*model.Revision {
 // refresh runs step 1 of the update phase for every observed pod and reports
 // whether a lifecycle label or the template-hash label was written.
 func (r *round) refresh() bool {
+	// The per-pod steps are pure: they run in input order (sequential
+	// memory), and their results are applied in canonical order.
+	results := make([]refreshResult, len(r.observed))
+	for j, p := range r.byInput.observed {
+		i := r.byInput.position[j]
+		results[i] = r.refreshPod(p, r.info[i].state)
+	}
 	changed := false
 	for i, p := range r.observed {
-		patches, wait, err := inplace.Refresh(p, r.gates, r.now)
-		if err != nil {
-			r.updateErr = err
-			r.notes.add("%v: the update phase aborts (FailedUpdate)", err)
+		res := &results[i]
+		if res.err != nil {
+			r.updateErr = res.err
+			r.notes.add("%v: the update phase aborts (FailedUpdate)", res.err)
 			return true
 		}
-		r.emit(patches...)
-		if wait > 0 {
-			r.push(wait)
-			r.notes.add("pod %s waits: in-place update grace period, %s left", p.Name, wait)
+		r.emit(res.patches...)
+		if res.wait > 0 {
+			r.push(res.wait)
+			r.notes.add("pod %s waits: in-place update grace period, %s left", p.Name, res.wait)
 		}
-		// Only the Updating transition reads the completion check (and its
-		// annotations), so other pods skip it.
-		completed := false
-		if r.info[i].state == model.StateUpdating {
-			done, err := inplace.Completed(p, r.gates)
-			completed = done && err == nil
-		}
-		acts := lifecycle.Refresh(r.cs, p, r.revs.update.Name, completed)
-		if len(acts) > 0 {
-			r.emit(acts...)
+		if len(res.actions) > 0 {
+			r.emit(res.actions...)
 			changed = true
 		}
 	}
 	return changed
+}
+
+// refreshResult is what the refresh step decides for one pod.
+type refreshResult struct {
+	patches []model.Action // in-place bookkeeping (inplace.Refresh)
+	wait    time.Duration  // grace period left
+	err     error          // a malformed annotation: the update phase aborts
+	actions []model.Action // lifecycle transitions and repairs (lifecycle.Refresh)
+}
+
+// refreshPod is the refresh step of one observed pod in lifecycle state state.
+func (r *round) refreshPod(p *model.Pod, state string) refreshResult {
+	patches, wait, err := inplace.Refresh(p, r.gates, r.now)
+	if err != nil {
+		return refreshResult{err: err}
+	}
+	// Only the Updating transition reads the completion check (and its
+	// annotations), so other pods skip it.
+	completed := false
+	if state == model.StateUpdating {
+		done, err := inplace.Completed(p, r.gates)
+		completed = done && err == nil
+	}
+	return refreshResult{patches: patches, wait: wait, actions: lifecycle.Refresh(r.cs, p, r.revs.update.Name, completed)}
 }
 
 // waitingCount counts the observed pods not at the update revision.
@@ -173,25 +201,55 @@ func (r *round) candidates(forward bool) []*model.Pod {
 	var out []*model.Pod
 	var inGrace []string
 	for i, p := range r.observed {
-		in := r.info[i]
-		if in.updated == forward {
-			continue
-		}
-		switch st := in.state; {
-		case st == model.StatePreparingDelete:
-			continue
-		case st == model.StateUpdated:
+		switch candidate(r.info[i], forward) {
+		case isCandidate:
 			out = append(out, p)
-		case in.inGrace:
+		case inGracePeriod:
 			inGrace = append(inGrace, p.Name)
-		default:
-			out = append(out, p)
 		}
 	}
 	if len(inGrace) > 0 {
 		r.notes.add("in an in-place grace period, not updated again now: %v", inGrace)
 	}
 	return out
+}
+
+// candidatesByInput are the candidates in the scenario's order when no two
+// pods share a name (the update order then does not depend on the order of
+// its input, and reads the pods sequentially); else candidates.
+func (r *round) candidatesByInput(cands []*model.Pod, forward bool) []*model.Pod {
+	if !r.uniqueNames {
+		return cands
+	}
+	out := make([]*model.Pod, 0, len(cands))
+	for j, p := range r.byInput.observed {
+		if candidate(r.info[r.byInput.position[j]], forward) == isCandidate {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Answers of candidate.
+const (
+	notCandidate = iota
+	isCandidate
+	inGracePeriod // would be a candidate, but waits for its grace period
+)
+
+// candidate tells whether a pod is waiting for update (update-and-ordering
+// 2.4, 2.5): not at (forward) or at (roll-back) the update revision, not in
+// PreparingDelete, and not in an in-place grace period unless Updated.
+func candidate(in podInfo, forward bool) int {
+	switch st := in.state; {
+	case in.updated == forward, st == model.StatePreparingDelete:
+		return notCandidate
+	case st == model.StateUpdated:
+		return isCandidate
+	case in.inGrace:
+		return inGracePeriod
+	}
+	return isCandidate
 }
 
 // limitUpdates applies limitUpdateIndexes (update-and-ordering 3): the loop stops

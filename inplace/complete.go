@@ -68,28 +68,44 @@ func ContainersCompleted(p *model.Pod, state *State, gates model.FeatureGates) (
 	if gates.InPlaceWorkloadVerticalScaling && state.UpdateResources && !resizeCompleted(p) {
 		return false, nil
 	}
-	images := make(map[string]string, len(p.Spec.Containers))
-	for _, c := range p.Spec.Containers {
-		img := c.Image
-		if len(strings.Split(img, ":")) <= 1 {
-			img += ":latest"
-		}
-		images[c.Name] = img
-	}
-	pending := make(map[string]bool, len(state.LastContainerStatuses))
-	for name := range state.LastContainerStatuses {
-		pending[name] = true
-	}
-	for _, cs := range p.Status.ContainerStatuses {
-		if !pending[cs.Name] {
+	// Every recorded container must have a status; the first status of each
+	// recorded name is checked (this runs for every pod of a round: no map).
+	seen := 0
+	for i, cs := range p.Status.ContainerStatuses {
+		rec, recorded := state.LastContainerStatuses[cs.Name]
+		if !recorded || statusNamedBefore(p.Status.ContainerStatuses[:i], cs.Name) {
 			continue
 		}
-		if state.LastContainerStatuses[cs.Name].ImageID == cs.ImageID && images[cs.Name] != cs.Image {
+		if rec.ImageID == cs.ImageID && specImage(p, cs.Name) != cs.Image {
 			return false, nil
 		}
-		delete(pending, cs.Name)
+		seen++
 	}
-	return len(pending) == 0, nil
+	return seen == len(state.LastContainerStatuses), nil
+}
+
+// specImage is the image of the last spec container named name, with
+// ":latest" added when it has no ':' at all; "" when no container has that
+// name.
+func specImage(p *model.Pod, name string) string {
+	for i := len(p.Spec.Containers) - 1; i >= 0; i-- {
+		if c := p.Spec.Containers[i]; c.Name == name {
+			if !strings.Contains(c.Image, ":") {
+				return c.Image + ":latest"
+			}
+			return c.Image
+		}
+	}
+	return ""
+}
+
+func statusNamedBefore(statuses []model.ContainerStatus, name string) bool {
+	for _, s := range statuses {
+		if s.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 func containerIDsConsistent(p *model.Pod, meta *runtimeMeta) bool {

@@ -199,6 +199,9 @@ func ParseState(p *model.Pod) (state *State, ok bool, err error) {
 	if !ok {
 		return nil, false, nil
 	}
+	if s, ok := parseStateFast(v); ok {
+		return s, true, nil
+	}
 	s := &State{}
 	if err := json.Unmarshal([]byte(v), s); err != nil {
 		return nil, true, fmt.Errorf("pod %s: unparsable in-place update state annotation: %w", p.Name, err)

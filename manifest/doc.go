@@ -14,6 +14,10 @@
 // (model.Validate). Pods and PVCs that belong to something else are kept apart
 // in Scenario.SetAside.
 //
+// EncodeJSON and EncodeYAML go the other way: they write a model.Scenario as
+// a manifest stream that loads back into a scenario that plans identically
+// (benchmarks and tests feed generated worlds through the loader this way).
+//
 // This is the only package of the library that depends on gopkg.in/yaml.v3.
 // Nothing here panics on bad input: parser panics are turned into errors and
 // nesting and alias expansion are bounded.

@@ -114,9 +114,14 @@ type input struct {
 	data   []byte
 }
 
+// errJSONStream is parseStream's answer for a stream YAML rejects and that
+// starts like JSON: the caller reads it as a sequence of JSON values, with
+// loader.jsonStream, else parseJSONInput.
+var errJSONStream = errors.New("a JSON stream")
+
 // parseStream splits a stream into document nodes. YAML is tried first (JSON
-// documents are YAML too); when that fails on text that starts like JSON, the
-// stream is read as a sequence of JSON values. Parser panics become errors.
+// documents are YAML too); when that fails on text that starts like JSON, it
+// returns errJSONStream. Parser panics become errors.
 func parseStream(in input) (docs []*yaml.Node, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -132,11 +137,7 @@ func parseStream(in input) (docs []*yaml.Node, err error) {
 		}
 		if derr != nil {
 			if looksLikeJSON(in.data) {
-				if jd, jerr := parseJSONStream(in.data); jerr == nil {
-					return jd, nil
-				} else {
-					return nil, fmt.Errorf("%s: invalid JSON: %v", in.source, jerr)
-				}
+				return nil, errJSONStream
 			}
 			return nil, fmt.Errorf("%s: invalid YAML: %v", in.source, strings.TrimPrefix(derr.Error(), "yaml: "))
 		}
@@ -177,15 +178,25 @@ type loader struct {
 	pvcs    []located[*model.PVC]
 	revs    []located[*model.Revision]
 	nodes   []located[*model.Node]
+
+	// quantities are the quantities parsed so far, by text, shared by the
+	// documents' decoders.
+	quantities map[string]model.Quantity
 }
 
 func (o Options) load(inputs []input) (*model.Scenario, error) {
-	l := &loader{budget: baseValues, opts: o}
+	l := &loader{budget: baseValues, opts: o, quantities: map[string]model.Quantity{}}
 	for _, in := range inputs {
 		l.budget += valuesPerByte * len(in.data)
 	}
 	for _, in := range inputs {
 		docs, err := parseStream(in)
+		if err == errJSONStream {
+			if l.jsonStream(in) {
+				continue
+			}
+			docs, err = parseJSONInput(in)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -238,7 +249,7 @@ func (l *loader) document(source, label string, root *yaml.Node, defAPI, defKind
 		l.fail("%s: %s: expected a Kubernetes object (apiVersion, kind, metadata, ...), got %s", where(source, n), label, describe(n))
 		return
 	}
-	d := &decoder{source: source, budget: &l.budget, times: &l.newest, object: label}
+	d := &decoder{source: source, budget: &l.budget, times: &l.newest, object: label, quantities: l.quantities}
 	v := value{d: d, n: n}
 	apiVersion := v.get("apiVersion").str()
 	kind := v.get("kind").str()

@@ -33,6 +33,9 @@ type decoder struct {
 	budget *int       // remaining values of the whole load (alias expansion guard)
 	times  *time.Time // newest timestamp seen (nil: not recorded)
 	seen   map[string]bool
+	// quantities are the quantities parsed so far in the load, by text (nil:
+	// none kept); a quantity is immutable, so pods share them.
+	quantities map[string]model.Quantity
 }
 
 func (d *decoder) errorf(n *yaml.Node, path, format string, args ...any) {
@@ -269,7 +272,7 @@ func (v value) items() []value {
 	}
 	out := make([]value, len(v.n.Content))
 	for i, c := range v.n.Content {
-		out[i] = v.child(c, fmt.Sprintf("%s[%d]", v.path, i))
+		out[i] = v.child(c, v.path+"["+strconv.Itoa(i)+"]")
 	}
 	return out
 }
@@ -284,26 +287,60 @@ func (v value) entries() []entry {
 	if !v.object() {
 		return nil
 	}
-	pairs := pairsOf(v.n)
+	pairs := directPairs(v.n)
+	if pairs == nil {
+		pairs = pairsOf(v.n)
+	}
 	if !v.d.spend(v.n, v.path, len(pairs)) {
 		return nil
 	}
 	out := make([]entry, 0, len(pairs))
-	seen := map[string]bool{}
+	var seen map[string]bool // only for large objects: small ones scan out
+	if len(pairs) > 16 {
+		seen = make(map[string]bool, len(pairs))
+	}
 	for _, pr := range pairs {
 		k := resolve(pr.k)
 		if k == nil || k.Kind != yaml.ScalarNode {
 			v.d.errorf(pr.k, v.path, "expected a string key")
 			continue
 		}
-		if seen[k.Value] {
-			v.d.errorf(k, fmt.Sprintf("%s[%s]", v.path, k.Value), "field given twice")
+		if seen != nil && seen[k.Value] || seen == nil && hasEntry(out, k.Value) {
+			v.d.errorf(k, v.path+"["+k.Value+"]", "field given twice")
 			continue
 		}
-		seen[k.Value] = true
-		out = append(out, entry{k.Value, v.child(pr.v, fmt.Sprintf("%s[%s]", v.path, k.Value))})
+		if seen != nil {
+			seen[k.Value] = true
+		}
+		out = append(out, entry{k.Value, v.child(pr.v, v.path+"["+k.Value+"]")})
 	}
 	return out
+}
+
+// directPairs returns the members of a mapping without merge keys, in
+// order, as pairsOf does; nil when the mapping has a merge key (or no member),
+// for pairsOf to handle.
+func directPairs(n *yaml.Node) []pair {
+	if len(n.Content) < 2 {
+		return nil
+	}
+	out := make([]pair, 0, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if isMergeKey(resolve(n.Content[i])) {
+			return nil
+		}
+		out = append(out, pair{n.Content[i], n.Content[i+1]})
+	}
+	return out
+}
+
+func hasEntry(list []entry, key string) bool {
+	for _, e := range list {
+		if e.key == key {
+			return true
+		}
+	}
+	return false
 }
 
 func quoteHint(n *yaml.Node) string {
@@ -463,7 +500,13 @@ func (v value) quantity() (model.Quantity, bool) {
 	if v.n.Kind == yaml.ScalarNode {
 		switch v.n.ShortTag() {
 		case "!!str", "!!int", "!!float":
+			if q, ok := v.d.quantities[v.n.Value]; ok {
+				return q, true
+			}
 			q, err := model.ParseQuantity(v.n.Value)
+			if err == nil && v.d.quantities != nil {
+				v.d.quantities[v.n.Value] = q
+			}
 			if err != nil {
 				v.d.errorf(v.n, v.path, "expected a quantity such as \"500m\" or \"2Gi\", got %s", describe(v.n))
 				return model.Quantity{}, false

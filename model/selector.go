@@ -74,7 +74,12 @@ func (s *LabelSelector) Matches(labels map[string]string) bool {
 			return false
 		}
 	}
-	for _, e := range s.MatchExpressions {
+	return matchExpressions(s.MatchExpressions, labels)
+}
+
+// matchExpressions reports whether labels satisfy every expression.
+func matchExpressions(exprs []LabelSelectorRequirement, labels map[string]string) bool {
+	for _, e := range exprs {
 		got, ok := labels[e.Key]
 		switch e.Operator {
 		case OpIn:
@@ -98,6 +103,43 @@ func (s *LabelSelector) Matches(labels map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// LabelMatcher is a selector prepared to test many label sets: its
+// matchLabels are held in a slice instead of a map, which the test of every
+// pod would iterate. Matches answers exactly as LabelSelector.Matches.
+type LabelMatcher struct {
+	sel    *LabelSelector
+	labels []labelRequirement
+}
+
+type labelRequirement struct{ key, value string }
+
+// Matcher prepares s for Matches calls; the selector must not change while
+// the matcher is in use.
+func (s *LabelSelector) Matcher() LabelMatcher {
+	m := LabelMatcher{sel: s}
+	if s != nil {
+		m.labels = make([]labelRequirement, 0, len(s.MatchLabels))
+		for k, v := range s.MatchLabels {
+			m.labels = append(m.labels, labelRequirement{k, v})
+		}
+	}
+	return m
+}
+
+// Matches is LabelSelector.Matches of the prepared selector.
+func (m LabelMatcher) Matches(labels map[string]string) bool {
+	if m.sel == nil {
+		return false
+	}
+	for _, r := range m.labels {
+		got, ok := labels[r.key]
+		if !ok || got != r.value {
+			return false
+		}
+	}
+	return matchExpressions(m.sel.MatchExpressions, labels)
 }
 
 func contains(list []string, s string) bool {

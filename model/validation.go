@@ -243,11 +243,12 @@ func validateV1alpha1(cs *CloneSet, old *CloneSet, pods []*Pod, stored bool) Fie
 				known[n] = true
 			}
 		}
+		find := podFinder(cs.Namespace, pods, len(cs.Spec.ScaleStrategy.PodsToDelete))
 		for _, name := range cs.Spec.ScaleStrategy.PodsToDelete {
 			if known[name] {
 				continue
 			}
-			if msg := checkPodToDelete(cs, name, pods, stored); msg != "" {
+			if msg := checkPodToDelete(cs, name, find, stored); msg != "" {
 				errs = append(errs, errInvalid("A10", path, name, msg))
 			}
 		}
@@ -280,14 +281,8 @@ func validateV1alpha1(cs *CloneSet, old *CloneSet, pods []*Pod, stored bool) Fie
 
 // checkPodToDelete is A10 for one name: "" when the pod is acceptable. For a
 // stored object, a gone or terminating pod is acceptable (see ValidateStored).
-func checkPodToDelete(cs *CloneSet, name string, pods []*Pod, stored bool) string {
-	var pod *Pod
-	for _, p := range pods {
-		if p != nil && p.Name == name && p.Namespace == cs.Namespace {
-			pod = p
-			break
-		}
-	}
+func checkPodToDelete(cs *CloneSet, name string, find func(name string) *Pod, stored bool) string {
+	pod := find(name)
 	if stored && (pod == nil || !pod.DeletionTimestamp.IsZero()) {
 		return ""
 	}
@@ -301,6 +296,32 @@ func checkPodToDelete(cs *CloneSet, name string, pods []*Pod, stored bool) strin
 		return fmt.Sprintf("find pod %s owner is not this CloneSet", name)
 	}
 	return ""
+}
+
+// podFinder returns a function that finds the first of pods with the given
+// name in namespace ns, for lookups names: it scans pods for a few names and
+// indexes them once for more, so that A10 stays linear in the pods.
+func podFinder(ns string, pods []*Pod, lookups int) func(name string) *Pod {
+	if lookups <= 4 {
+		return func(name string) *Pod {
+			for _, p := range pods {
+				if p != nil && p.Name == name && p.Namespace == ns {
+					return p
+				}
+			}
+			return nil
+		}
+	}
+	byName := make(map[string]*Pod, len(pods))
+	for _, p := range pods {
+		if p == nil || p.Namespace != ns {
+			continue
+		}
+		if _, dup := byName[p.Name]; !dup {
+			byName[p.Name] = p
+		}
+	}
+	return func(name string) *Pod { return byName[name] }
 }
 
 // validateV1beta1 is B1-B20.

@@ -2,43 +2,59 @@ package pvc
 
 import (
 	"slices"
+	"sync"
 
 	"github.com/clonecore/cloneset/model"
 )
 
 // Index is V (the PVCs the scale phase sees, from Usable) indexed once for the
 // per-pod questions of a round: which claims a new pod creates or reuses, and
-// which claims go with a deleted pod. Build it with NewIndex; every lookup is
-// then O(1) plus the size of its answer. A nil *Index is an empty index.
+// which claims go with a deleted pod. Build it with NewIndex; a lookup by name
+// is then O(log |V|) and one by instance id O(1) (the first one builds the
+// id table), plus the size of the answer. A nil *Index is an empty index.
+// An Index is safe for concurrent use.
 type Index struct {
-	names map[string]struct{}
-	byID  map[string][]string // instance id ("" included) -> PVC names, canonical order
+	sorted []string            // the names of V, ascending (NewIndex)
+	names  map[string]struct{} // the names of V, when sorted is not used
+	claims []claim             // V in canonical order, for byID
+	once   sync.Once
+	byID   map[string][]string // instance id ("" included) -> PVC names, canonical order
 }
 
 // NewIndex indexes the PVCs of V by name and by instance-id label. Nil entries
 // are skipped and a name given twice under one instance id is indexed once, so
 // the answers are those of the plain scans ClaimsForNewPod and ClaimsOfPod.
 func NewIndex(usable []*model.PVC) *Index {
-	x := &Index{
-		names: make(map[string]struct{}, len(usable)),
-		byID:  make(map[string][]string, len(usable)),
-	}
-	sorted := make([]*model.PVC, 0, len(usable))
+	claims := make([]claim, 0, len(usable))
 	for _, c := range usable {
-		if c == nil {
-			continue
+		if c != nil {
+			claims = append(claims, claim{pvc: c, name: c.Name, id: InstanceIDOf(c)})
 		}
-		x.names[c.Name] = struct{}{}
-		sorted = append(sorted, c)
 	}
-	sortByName(sorted)
-	for _, c := range sorted {
-		id := InstanceIDOf(c)
-		if names := x.byID[id]; len(names) == 0 || names[len(names)-1] != c.Name {
-			x.byID[id] = append(names, c.Name)
-		}
+	sortClaims(claims)
+	return indexSorted(claims)
+}
+
+// indexSorted is the Index of claims already sorted by name.
+func indexSorted(claims []claim) *Index {
+	x := &Index{claims: claims, sorted: make([]string, len(claims))}
+	for i, c := range claims {
+		x.sorted[i] = c.name
 	}
 	return x
+}
+
+// ids returns the id table, built on the first call.
+func (x *Index) ids() map[string][]string {
+	x.once.Do(func() {
+		x.byID = make(map[string][]string, len(x.claims))
+		for _, c := range x.claims {
+			if names := x.byID[c.id]; len(names) == 0 || names[len(names)-1] != c.name {
+				x.byID[c.id] = append(names, c.name)
+			}
+		}
+	})
+	return x.byID
 }
 
 // Has reports whether a PVC of that name is in V.
@@ -46,7 +62,11 @@ func (x *Index) Has(name string) bool {
 	if x == nil {
 		return false
 	}
-	_, ok := x.names[name]
+	if x.names != nil {
+		_, ok := x.names[name]
+		return ok
+	}
+	_, ok := slices.BinarySearch(x.sorted, name)
 	return ok
 }
 
@@ -86,7 +106,7 @@ func (x *Index) ClaimsOfPod(p *model.Pod) []string {
 	if x == nil || p == nil {
 		return nil
 	}
-	names := x.byID[podID(p)]
+	names := x.ids()[podID(p)]
 	if len(names) == 0 {
 		return nil
 	}

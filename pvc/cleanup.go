@@ -1,9 +1,6 @@
 package pvc
 
 import (
-	"slices"
-	"strings"
-
 	"github.com/clonecore/cloneset/model"
 )
 
@@ -34,24 +31,49 @@ func IsOwnedBy(pvc *model.PVC, cs *model.CloneSet) bool {
 // (scale-and-budgets.md section 0, upstream getOwnedPVCs). Nil entries are
 // skipped; of several PVCs with one name only the first in input order is kept.
 func Owned(cs *model.CloneSet, pvcs []*model.PVC) []*model.PVC {
-	out := make([]*model.PVC, 0, len(pvcs))
-	seen := make(map[string]struct{}, len(pvcs))
-	for _, c := range pvcs {
-		if !IsOwnedBy(c, cs) || !c.DeletionTimestamp.IsZero() {
-			continue
-		}
-		if _, dup := seen[c.Name]; dup {
-			continue
-		}
-		seen[c.Name] = struct{}{}
-		out = append(out, c)
+	claims := ownedClaims(cs, pvcs)
+	out := make([]*model.PVC, len(claims))
+	for i, c := range claims {
+		out[i] = c.pvc
 	}
-	sortByName(out)
 	return out
 }
 
-func sortByName(pvcs []*model.PVC) {
-	slices.SortFunc(pvcs, func(a, b *model.PVC) int { return strings.Compare(a.Name, b.Name) })
+// claim is a PVC with its name and instance id, read once: the steps that
+// walk many PVCs in name order read these records instead of the PVCs.
+type claim struct {
+	pvc      *model.PVC
+	name, id string
+	index    int // position in the caller's list (ownedClaims)
+}
+
+// ownedClaims is Owned, with the PVCs read in the order given (sequential
+// memory) and the records sorted by name. Of several PVCs with one name, the
+// first in the order given is kept: its records are adjacent once sorted.
+func ownedClaims(cs *model.CloneSet, pvcs []*model.PVC) []claim {
+	all := make([]claim, 0, len(pvcs))
+	for i, c := range pvcs {
+		if IsOwnedBy(c, cs) && c.DeletionTimestamp.IsZero() {
+			all = append(all, claim{pvc: c, name: c.Name, id: InstanceIDOf(c), index: i})
+		}
+	}
+	sortClaims(all)
+	out := all[:0]
+	for _, c := range all {
+		switch last := len(out) - 1; {
+		case last < 0 || out[last].name != c.name:
+			out = append(out, c)
+		case c.index < out[last].index:
+			out[last] = c
+		}
+	}
+	return out
+}
+
+// sortClaims sorts by name in the order slices.SortFunc by name gives (PVCs
+// sharing a name keep the relative order they always had).
+func sortClaims(claims []claim) {
+	model.SortByName(claims, func(c claim) string { return c.name })
 }
 
 // Usable returns V, the PVCs the scale phase sees (scale-and-budgets.md 5.4),
@@ -135,14 +157,48 @@ func copyMap(m map[string]string) map[string]string {
 // and actions is nil. Cleanup also runs for a CloneSet being deleted (4.1 step
 // 3). A nil CloneSet owns nothing: both results are empty.
 func Cleanup(cs *model.CloneSet, activePods, inactive []*model.Pod, owned []*model.PVC) (usable []*model.PVC, actions []model.Action) {
-	all := Owned(cs, owned)
-	if ReuseEnabled(cs) || len(all) == 0 {
-		return all, nil
+	usable, actions, _ = cleanup(cs, activePods, inactive, owned)
+	return usable, actions
+}
+
+// CleanupIndexed is Cleanup that also returns NewIndex(usable), built from
+// what Cleanup has read: the PVCs' instance ids are read once and the PVCs
+// sorted once for both. It returns the PVCs of V in the order of owned, not
+// in canonical order: a caller that reads every PVC of V again (AllocateIDs)
+// then reads memory in the order the PVCs were given.
+func CleanupIndexed(cs *model.CloneSet, activePods, inactive []*model.Pod, owned []*model.PVC) (usable []*model.PVC, actions []model.Action, index *Index) {
+	_, actions, kept := cleanup(cs, activePods, inactive, owned)
+	in := make([]bool, len(owned))
+	for _, c := range kept {
+		in[c.index] = true
 	}
-	active := make(map[string]struct{}, len(activePods))
+	usable = make([]*model.PVC, 0, len(kept))
+	for i, c := range owned {
+		if in[i] {
+			usable = append(usable, c)
+		}
+	}
+	return usable, actions, indexSorted(kept)
+}
+
+// cleanup is Cleanup; it also returns the records of usable (sorted by name,
+// no name twice).
+func cleanup(cs *model.CloneSet, activePods, inactive []*model.Pod, owned []*model.PVC) (usable []*model.PVC, actions []model.Action, kept []claim) {
+	all := ownedClaims(cs, owned)
+	if ReuseEnabled(cs) {
+		usable = make([]*model.PVC, len(all))
+		for i, c := range all {
+			usable[i] = c.pvc
+		}
+		return usable, nil, all
+	}
+	if len(all) == 0 {
+		return []*model.PVC{}, nil, nil
+	}
+	active := newExclusionSet(len(activePods))
 	for _, p := range activePods {
 		if id := podID(p); id != "" {
-			active[id] = struct{}{}
+			active.add(id)
 		}
 	}
 	byID := make(map[string]*model.Pod, len(inactive))
@@ -156,24 +212,26 @@ func Cleanup(cs *model.CloneSet, activePods, inactive []*model.Pod, owned []*mod
 		}
 	}
 	usable = make([]*model.PVC, 0, len(all))
+	kept = all[:0] // written behind the loop's read position
 	for _, c := range all {
-		id := InstanceIDOf(c)
+		id := c.id
 		if id == "" {
-			actions = append(actions, model.Action{Type: model.ActionDeletePVC, PVC: c.Name,
+			actions = append(actions, model.Action{Type: model.ActionDeletePVC, PVC: c.name,
 				Reason: ReasonCleanup + ": no instance-id label"})
 			continue
 		}
-		if _, ok := active[id]; ok {
-			usable = append(usable, c)
+		if active.has(id) {
+			usable = append(usable, c.pvc)
+			kept = append(kept, c)
 			continue
 		}
 		if p, ok := byID[id]; ok {
-			actions = append(actions, model.Action{Type: model.ActionSetPVCOwner, PVC: c.Name, Pod: p.Name,
+			actions = append(actions, model.Action{Type: model.ActionSetPVCOwner, PVC: c.name, Pod: p.Name,
 				Reason: ReasonCleanup + ": instance id " + id + " belongs to inactive pod " + p.Name})
 			continue
 		}
-		actions = append(actions, model.Action{Type: model.ActionDeletePVC, PVC: c.Name,
+		actions = append(actions, model.Action{Type: model.ActionDeletePVC, PVC: c.name,
 			Reason: ReasonCleanup + ": no pod with instance id " + id})
 	}
-	return usable, actions
+	return usable, actions, kept
 }

@@ -1,6 +1,7 @@
 package pvc
 
 import (
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -55,22 +56,22 @@ func allocateIDs(cs *model.CloneSet, n int, observed, inactive []*model.Pod, sce
 	if n <= 0 {
 		return nil
 	}
-	excl := make(map[string]struct{}, len(observed)+len(inactive)+len(scenarioPVCs)+len(usable))
-	held := make(map[string]struct{}, len(observed))
+	excl := newExclusionSet(len(observed) + len(inactive) + len(scenarioPVCs))
+	held := newExclusionSet(len(observed))
 	for _, p := range observed {
 		if id := podID(p); id != "" {
-			held[id] = struct{}{}
-			excl[id] = struct{}{}
+			held.add(id)
+			excl.add(id)
 		}
 	}
 	for _, p := range inactive {
 		if id := podID(p); id != "" {
-			excl[id] = struct{}{}
+			excl.add(id)
 		}
 	}
 	for _, c := range scenarioPVCs {
 		if id := InstanceIDOf(c); id != "" {
-			excl[id] = struct{}{}
+			excl.add(id)
 		}
 	}
 	freeSet := make(map[string]struct{})
@@ -79,8 +80,8 @@ func allocateIDs(cs *model.CloneSet, n int, observed, inactive []*model.Pod, sce
 		if id == "" {
 			continue
 		}
-		excl[id] = struct{}{}
-		if _, ok := held[id]; !ok {
+		excl.add(id)
+		if !held.has(id) {
 			freeSet[id] = struct{}{}
 		}
 	}
@@ -90,12 +91,7 @@ func allocateIDs(cs *model.CloneSet, n int, observed, inactive []*model.Pod, sce
 	need := n - take
 	budget := 0
 	if need > 0 {
-		used := 0
-		for id := range excl { // counting only: the order does not matter
-			if i, ok := decodeID(id); ok && i < uint64(space) {
-				used++
-			}
-		}
+		used := excl.countBelow(uint64(space))
 		need = max(0, min(need, space-used))
 		if used+need <= space/2 {
 			budget = 4*need + 1024
@@ -105,7 +101,7 @@ func allocateIDs(cs *model.CloneSet, n int, observed, inactive []*model.Pod, sce
 	for _, id := range free[:take] {
 		out = append(out, Allocation{ID: id, Reused: true})
 	}
-	for _, id := range generate(csUID(cs), csName(cs), need, excl, budget, space) {
+	for _, id := range generateIDs(csUID(cs), csName(cs), need, excl, budget, space) {
 		out = append(out, Allocation{ID: id})
 	}
 	slices.SortFunc(out, func(a, b Allocation) int { return strings.Compare(a.ID, b.ID) })
@@ -117,6 +113,19 @@ func allocateIDs(cs *model.CloneSet, n int, observed, inactive []*model.Pod, sce
 // not enough, the ids numbered below space in numeric order. It returns fewer
 // than need ids only when fewer are left.
 func generate(uid, name string, need int, excl map[string]struct{}, budget, space int) []string {
+	set := newExclusionSet(len(excl))
+	for id := range excl {
+		set.add(id)
+	}
+	out := generateIDs(uid, name, need, set, budget, space)
+	for _, id := range out {
+		excl[id] = struct{}{}
+	}
+	return out
+}
+
+// generateIDs is generate on an exclusionSet.
+func generateIDs(uid, name string, need int, excl *exclusionSet, budget, space int) []string {
 	if need <= 0 {
 		return nil
 	}
@@ -124,25 +133,104 @@ func generate(uid, name string, need int, excl map[string]struct{}, budget, spac
 	prefix := idPrefixHash(uid, name)
 	var num [24]byte
 	var cand [IDLength]byte
-	accept := func() {
-		id := string(cand[:])
-		excl[id] = struct{}{}
-		out = append(out, id)
+	// The candidate encodeInto writes for h is the generated-form id numbered
+	// h mod idSpace.
+	accept := func(v uint64) {
+		excl.addNum(v)
+		out = append(out, string(cand[:]))
 	}
 	for k := 0; len(out) < need && k < budget; k++ {
 		h := fnvAddBytes(prefix, strconv.AppendInt(num[:0], int64(k), 10))
 		encodeInto(&cand, h)
-		if _, taken := excl[string(cand[:])]; !taken {
-			accept()
+		if v := h % idSpace; !excl.hasNum(v) {
+			accept(v)
 		}
 	}
 	for i := uint64(0); len(out) < need && i < uint64(space); i++ {
 		encodeInto(&cand, i)
-		if _, taken := excl[string(cand[:])]; !taken {
-			accept()
+		if v := i % idSpace; !excl.hasNum(v) {
+			accept(v)
 		}
 	}
 	return out
+}
+
+// exclusionSet is a set of instance ids: the generated-form ones (almost all)
+// by number, which is cheaper to hash and store than the text, the others by
+// text. Numbers and generated-form texts correspond one to one (decodeID).
+// Large sets keep the numbers in a bitmap of the whole id space (1.8 MB),
+// small ones in a map.
+type exclusionSet struct {
+	bits  []uint64            // numbers, when large
+	nums  map[uint32]struct{} // numbers, when small
+	other map[string]struct{}
+}
+
+// bitmapSize is the expected size from which an exclusionSet uses a bitmap.
+var bitmapSize = 1 << 14 // a variable for the tests of both representations
+
+func newExclusionSet(size int) *exclusionSet {
+	s := &exclusionSet{other: map[string]struct{}{}}
+	if size >= bitmapSize {
+		s.bits = make([]uint64, (idSpace+63)/64)
+	} else {
+		s.nums = make(map[uint32]struct{}, size)
+	}
+	return s
+}
+
+func (s *exclusionSet) add(id string) {
+	if v, ok := decodeID(id); ok {
+		s.addNum(v)
+		return
+	}
+	s.other[id] = struct{}{}
+}
+
+func (s *exclusionSet) has(id string) bool {
+	if v, ok := decodeID(id); ok {
+		return s.hasNum(v)
+	}
+	_, ok := s.other[id]
+	return ok
+}
+
+// addNum adds the generated-form id numbered v (v < idSpace).
+func (s *exclusionSet) addNum(v uint64) {
+	if s.bits != nil {
+		s.bits[v/64] |= 1 << (v % 64)
+		return
+	}
+	s.nums[uint32(v)] = struct{}{}
+}
+
+func (s *exclusionSet) hasNum(v uint64) bool {
+	if s.bits != nil {
+		return s.bits[v/64]&(1<<(v%64)) != 0
+	}
+	_, ok := s.nums[uint32(v)]
+	return ok
+}
+
+// countBelow counts the generated-form ids numbered below limit.
+func (s *exclusionSet) countBelow(limit uint64) int {
+	n := 0
+	if s.bits == nil {
+		for v := range s.nums { // counting only: the order does not matter
+			if uint64(v) < limit {
+				n++
+			}
+		}
+		return n
+	}
+	limit = min(limit, idSpace)
+	for w := uint64(0); w < limit/64; w++ {
+		n += bits.OnesCount64(s.bits[w])
+	}
+	if r := limit % 64; r > 0 {
+		n += bits.OnesCount64(s.bits[limit/64] & (1<<r - 1))
+	}
+	return n
 }
 
 func encodeInto(b *[IDLength]byte, h uint64) {
