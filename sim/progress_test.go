@@ -72,6 +72,10 @@ func rolloutTimes(res *Result, change float64) (start, exceeded, done int) {
 // after the rollout started, and promptly after it; or at once, through the
 // stale-lastUpdateTime quirk named in the notes, when the CloneSet had rested
 // longer than the deadline.
+// stickyNote starts the planner's note for a ProgressDeadlineExceeded kept across
+// a new update revision.
+const stickyNote = "sticky ProgressDeadlineExceeded"
+
 func checkNeverReady(t interface {
 	Helper()
 	Fatalf(string, ...any)
@@ -87,14 +91,36 @@ func checkNeverReady(t interface {
 	}
 	ex := res.Steps[exceeded]
 	if start < 0 || start > exceeded {
-		// Timed out at once: only the quirk may do that, at the change.
+		prev := res.Steps[exceeded-1]
+		if r, _ := progressing(prev); r == "False/ProgressDeadlineExceeded" {
+			// The rollout before the change had already timed out: the
+			// condition is sticky across the new revision (LSV 2.4, 8.1), and
+			// the plan says so.
+			if !hasNote(ex, stickyNote) {
+				t.Errorf("sticky ProgressDeadlineExceeded at %vs not named in the notes: %v", ex.Elapsed, ex.Notes)
+			}
+			return
+		}
+		if r, lut := progressing(prev); r == "True/CloneSetUpdated" {
+			// The rollout before the change (for example the CloneSet's first
+			// one) was still in progress and its own deadline passed: an
+			// ordinary timeout (LSV 2.4 row 4), not the stale-time quirk.
+			if !lut.Add(time.Duration(pds) * time.Second).Before(ex.Time) {
+				t.Errorf("timeout at %s although the rollout in progress (lastUpdateTime %s) is within the %ds deadline", ex.Time, lut, pds)
+			}
+			if hasNote(ex, staleNote) {
+				t.Errorf("an ordinary timeout is named as the stale-lastUpdateTime quirk: %v", ex.Notes)
+			}
+			return
+		}
+		// Timed out at once after a resting reason: only the quirk may do
+		// that, at the change.
 		if ex.Elapsed != change && !hasNote(ex, staleNote) {
 			t.Errorf("ProgressDeadlineExceeded at %vs without a rollout start and without the stale-lastUpdateTime note: %v", ex.Elapsed, ex.Notes)
 		}
 		if !hasNote(ex, staleNote) {
 			t.Errorf("immediate timeout at %vs not named in the notes: %v", ex.Elapsed, ex.Notes)
 		}
-		prev := res.Steps[exceeded-1]
 		r, lut := progressing(prev)
 		if !lut.Add(time.Duration(pds) * time.Second).Before(ex.Time) {
 			t.Errorf("immediate timeout although the previous condition %s (lastUpdateTime %s) is within the %ds deadline of %s", r, lut, pds, ex.Time)
