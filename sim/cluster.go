@@ -72,7 +72,7 @@ func NewCluster(scn *model.Scenario, w World) (*Cluster, error) {
 		states: map[string]*podState{},
 	}
 	if c.cs.Spec.Template.Raw == nil {
-		c.cs.Spec.Template.Raw = typedTemplateTree(c.cs.Spec.Template)
+		c.cs.Spec.Template.Raw = model.TemplateTree(c.cs.Spec.Template)
 	}
 	for _, p := range scn.Pods {
 		if p == nil {

@@ -68,7 +68,7 @@ func genWorld(d draw, faults bool) (*model.Scenario, Config) {
 		l.PreNormal = hook("preNormal")
 		cs.Spec.Lifecycle = l
 	}
-	tmpl.Raw = typedTemplateTree(tmpl)
+	tmpl.Raw = model.TemplateTree(tmpl)
 	cs.Spec.Template = tmpl
 
 	policy := []string{model.PolicyReCreate, model.PolicyInPlaceIfPossible, model.PolicyInPlaceOnly}[pick("policy", 3)]

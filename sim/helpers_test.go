@@ -35,7 +35,7 @@ func webScenario(o webOptions) *model.Scenario {
 		labels[k] = v
 	}
 	tmpl := model.PodTemplate{Labels: labels, Spec: model.PodSpec{Containers: []model.Container{{Name: "main", Image: "web:v1"}}}}
-	tmpl.Raw = typedTemplateTree(tmpl)
+	tmpl.Raw = model.TemplateTree(tmpl)
 	r := o.replicas
 	cs := &model.CloneSet{
 		APIVersion: model.APIVersionV1beta1, Name: "web", Namespace: "default", UID: "uid-web", Generation: 1,

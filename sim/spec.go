@@ -158,7 +158,7 @@ func (c *Cluster) pickPodsToDelete(n int, listed []string) []string {
 func changeTemplate(t *model.PodTemplate, ch Change) error {
 	raw := t.Raw
 	if raw == nil {
-		raw = typedTemplateTree(*t)
+		raw = model.TemplateTree(*t)
 	}
 	raw = copyTreeMap(raw)
 	if ch.Image != "" || len(ch.Env) > 0 {
