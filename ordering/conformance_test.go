@@ -1,10 +1,10 @@
 package ordering
 
-// Cross-check against the real controller's rankings in
-// /work/shared/conformance (rank-deletion, rank-deletion-spread, rank-update).
-// The project's scenario loader is written elsewhere; this file has a tiny
-// decoder that maps only the fields the rankings read. The corpus lives
-// outside the module, so the test skips when it is absent.
+// Cross-check against the real controller's rankings in the repository's copy
+// of the conformance corpus, testdata/conformance (rank-deletion,
+// rank-deletion-spread, rank-update), at the package level: a tiny decoder maps
+// only the fields the rankings read, so a ranking regression shows here without
+// the loader. (cmd/clonesetplan replays the same cases through the CLI.)
 
 import (
 	"bytes"
@@ -26,7 +26,7 @@ var conformanceDir = func() string {
 	if d := os.Getenv("CLONESET_CONFORMANCE_DIR"); d != "" {
 		return d
 	}
-	return "/work/shared/conformance"
+	return filepath.Join("..", "testdata", "conformance")
 }()
 
 type cfMeta struct {
@@ -221,7 +221,7 @@ func loadExpected(t *testing.T, path string) []string {
 func conformanceCases(t *testing.T, folder string) []string {
 	files, _ := filepath.Glob(filepath.Join(conformanceDir, folder, "*.yaml"))
 	if len(files) == 0 {
-		t.Skipf("no conformance corpus in %s", filepath.Join(conformanceDir, folder))
+		t.Fatalf("no conformance corpus in %s", filepath.Join(conformanceDir, folder))
 	}
 	return files
 }
