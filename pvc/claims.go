@@ -1,6 +1,7 @@
 package pvc
 
 import (
+	"maps"
 	"slices"
 	"sync"
 
@@ -186,7 +187,7 @@ func NewClaim(cs *model.CloneSet, t *model.VolumeClaimTemplate, id string) *mode
 		Name:            ClaimName(t.Name, cs, id),
 		Namespace:       cs.Namespace,
 		Labels:          labels,
-		Annotations:     copyMap(t.Annotations),
+		Annotations:     maps.Clone(t.Annotations),
 		OwnerReferences: refs,
 		StorageRequest:  t.StorageRequest,
 	}

@@ -1,6 +1,8 @@
 package pvc
 
 import (
+	"maps"
+
 	"github.com/clonecore/cloneset/model"
 )
 
@@ -97,8 +99,8 @@ func Reown(c *model.PVC, cs *model.CloneSet, pod *model.Pod) *model.PVC {
 		return nil
 	}
 	out := *c
-	out.Labels = copyMap(c.Labels)
-	out.Annotations = copyMap(c.Annotations)
+	out.Labels = maps.Clone(c.Labels)
+	out.Annotations = maps.Clone(c.Annotations)
 	out.OwnerReferences = make([]model.OwnerReference, 0, len(c.OwnerReferences)+1)
 	for _, r := range c.OwnerReferences {
 		if designates(r, cs) {
@@ -123,17 +125,6 @@ func designates(r model.OwnerReference, cs *model.CloneSet) bool {
 		return r.UID == cs.UID
 	}
 	return r.Kind == "CloneSet" && r.Name == cs.Name
-}
-
-func copyMap(m map[string]string) map[string]string {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 // Cleanup is the PVC clean-up of a round with reuse disabled

@@ -3,6 +3,7 @@ package sim
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"time"
@@ -294,7 +295,7 @@ func (c *Cluster) createPod(a model.Action) (mismatch, quirk string, err error) 
 		c.pvcs[v.Name] = v
 	}
 	t := rev.Template
-	labels := copyStrings(t.Labels)
+	labels := maps.Clone(t.Labels)
 	if labels == nil {
 		labels = map[string]string{}
 	}
@@ -311,7 +312,7 @@ func (c *Cluster) createPod(a model.Action) (mismatch, quirk string, err error) 
 		state = lcLabels[model.LabelLifecycleState]
 	}
 	labels[model.LabelLifecycleState] = state
-	ann := copyStrings(t.Annotations)
+	ann := maps.Clone(t.Annotations)
 	if ann == nil {
 		ann = map[string]string{}
 	}
@@ -559,7 +560,7 @@ func (c *Cluster) updateInPlace(a model.Action) (mismatch, quirk string, err err
 	}
 	refMeta := map[string]inplace.ObjectMeta{}
 	for name, m := range spec.RefMetadata {
-		refMeta[name] = inplace.ObjectMeta{Labels: copyStrings(m.Labels), Annotations: copyStrings(m.Annotations)}
+		refMeta[name] = inplace.ObjectMeta{Labels: maps.Clone(m.Labels), Annotations: maps.Clone(m.Annotations)}
 	}
 	resources := map[string]inplace.Resources{}
 	for name, r := range spec.Resources {

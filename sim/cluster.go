@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"sort"
 	"strconv"
@@ -118,7 +119,7 @@ func (c *Cluster) initNodes(scnNodes []*model.Node) {
 			return
 		}
 		seen[n.Name] = true
-		c.nodes = append(c.nodes, &node{obj: &model.Node{Name: n.Name, Labels: copyStrings(n.Labels)}})
+		c.nodes = append(c.nodes, &node{obj: &model.Node{Name: n.Name, Labels: maps.Clone(n.Labels)}})
 	}
 	if len(c.world.Nodes) > 0 {
 		for _, n := range c.world.Nodes {
@@ -201,7 +202,7 @@ func (c *Cluster) Snapshot() *model.Scenario {
 	s.Revisions = c.Revisions()
 	for _, n := range c.nodes {
 		if !n.gone {
-			s.Nodes = append(s.Nodes, &model.Node{Name: n.obj.Name, Labels: copyStrings(n.obj.Labels)})
+			s.Nodes = append(s.Nodes, &model.Node{Name: n.obj.Name, Labels: maps.Clone(n.obj.Labels)})
 		}
 	}
 	return s
@@ -394,5 +395,5 @@ func selectorLabels(cs *model.CloneSet) map[string]string {
 	if cs.Spec.Selector == nil {
 		return nil
 	}
-	return copyStrings(cs.Spec.Selector.MatchLabels)
+	return maps.Clone(cs.Spec.Selector.MatchLabels)
 }

@@ -2,30 +2,14 @@ package sim
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 
 	"github.com/clonecore/cloneset/model"
 )
 
 // Deep copies of the model objects the simulator mutates. Raw template trees
 // are copied too (copyTree), so no two objects ever share mutable state.
-
-func copyStrings(m map[string]string) map[string]string {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
-func copyList(s []string) []string {
-	if s == nil {
-		return nil
-	}
-	return append([]string{}, s...)
-}
 
 // copyTree deep-copies a JSON-like tree (map[string]any, []any, scalars).
 func copyTree(v any) any {
@@ -54,19 +38,8 @@ func copyTreeMap(m map[string]any) map[string]any {
 	return copyTree(m).(map[string]any)
 }
 
-func copyQuantities(m map[string]model.Quantity) map[string]model.Quantity {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]model.Quantity, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
 func copyResources(r model.ResourceRequirements) model.ResourceRequirements {
-	return model.ResourceRequirements{Limits: copyQuantities(r.Limits), Requests: copyQuantities(r.Requests)}
+	return model.ResourceRequirements{Limits: maps.Clone(r.Limits), Requests: maps.Clone(r.Requests)}
 }
 
 func copyContainers(cs []model.Container) []model.Container {
@@ -86,9 +59,9 @@ func copyContainers(cs []model.Container) []model.Container {
 func copyPodSpec(s model.PodSpec) model.PodSpec {
 	s.Containers = copyContainers(s.Containers)
 	s.InitContainers = copyContainers(s.InitContainers)
-	s.ReadinessGates = copyList(s.ReadinessGates)
+	s.ReadinessGates = slices.Clone(s.ReadinessGates)
 	s.TopologySpreadConstraints = append([]model.TopologySpreadConstraint(nil), s.TopologySpreadConstraints...)
-	s.Volumes = copyList(s.Volumes)
+	s.Volumes = slices.Clone(s.Volumes)
 	if s.ActiveDeadlineSeconds != nil {
 		v := *s.ActiveDeadlineSeconds
 		s.ActiveDeadlineSeconds = &v
@@ -98,8 +71,8 @@ func copyPodSpec(s model.PodSpec) model.PodSpec {
 
 func copyTemplate(t model.PodTemplate) model.PodTemplate {
 	return model.PodTemplate{
-		Labels:      copyStrings(t.Labels),
-		Annotations: copyStrings(t.Annotations),
+		Labels:      maps.Clone(t.Labels),
+		Annotations: maps.Clone(t.Annotations),
 		Spec:        copyPodSpec(t.Spec),
 		Raw:         copyTreeMap(t.Raw),
 	}
@@ -110,9 +83,9 @@ func copyPod(p *model.Pod) *model.Pod {
 		return nil
 	}
 	c := *p
-	c.Labels = copyStrings(p.Labels)
-	c.Annotations = copyStrings(p.Annotations)
-	c.Finalizers = copyList(p.Finalizers)
+	c.Labels = maps.Clone(p.Labels)
+	c.Annotations = maps.Clone(p.Annotations)
+	c.Finalizers = slices.Clone(p.Finalizers)
 	c.OwnerReferences = append([]model.OwnerReference(nil), p.OwnerReferences...)
 	c.Spec = copyPodSpec(p.Spec)
 	c.Status.Conditions = append([]model.PodCondition(nil), p.Status.Conditions...)
@@ -141,8 +114,8 @@ func copyPVC(c *model.PVC) *model.PVC {
 		return nil
 	}
 	out := *c
-	out.Labels = copyStrings(c.Labels)
-	out.Annotations = copyStrings(c.Annotations)
+	out.Labels = maps.Clone(c.Labels)
+	out.Annotations = maps.Clone(c.Annotations)
 	out.OwnerReferences = append([]model.OwnerReference(nil), c.OwnerReferences...)
 	return &out
 }
@@ -152,8 +125,8 @@ func copyRevision(r *model.Revision) *model.Revision {
 		return nil
 	}
 	out := *r
-	out.Labels = copyStrings(r.Labels)
-	out.Annotations = copyStrings(r.Annotations)
+	out.Labels = maps.Clone(r.Labels)
+	out.Annotations = maps.Clone(r.Annotations)
 	out.Template = copyTemplate(r.Template)
 	return &out
 }
@@ -178,7 +151,7 @@ func copyHook(h *model.LifecycleHook) *model.LifecycleHook {
 	if h == nil {
 		return nil
 	}
-	return &model.LifecycleHook{LabelsHandler: copyStrings(h.LabelsHandler), FinalizersHandler: copyList(h.FinalizersHandler), MarkPodNotReady: h.MarkPodNotReady}
+	return &model.LifecycleHook{LabelsHandler: maps.Clone(h.LabelsHandler), FinalizersHandler: slices.Clone(h.FinalizersHandler), MarkPodNotReady: h.MarkPodNotReady}
 }
 
 func copyCloneSet(cs *model.CloneSet) *model.CloneSet {
@@ -186,19 +159,19 @@ func copyCloneSet(cs *model.CloneSet) *model.CloneSet {
 		return nil
 	}
 	c := *cs
-	c.Labels = copyStrings(cs.Labels)
-	c.Annotations = copyStrings(cs.Annotations)
+	c.Labels = maps.Clone(cs.Labels)
+	c.Annotations = maps.Clone(cs.Annotations)
 	s := &c.Spec
 	s.Replicas = copyInt32(cs.Spec.Replicas)
 	if cs.Spec.Selector != nil {
 		sel := *cs.Spec.Selector
-		sel.MatchLabels = copyStrings(sel.MatchLabels)
+		sel.MatchLabels = maps.Clone(sel.MatchLabels)
 		sel.MatchExpressions = append([]model.LabelSelectorRequirement(nil), sel.MatchExpressions...)
 		s.Selector = &sel
 	}
 	s.Template = copyTemplate(cs.Spec.Template)
 	s.VolumeClaimTemplates = append([]model.VolumeClaimTemplate(nil), cs.Spec.VolumeClaimTemplates...)
-	s.ScaleStrategy.PodsToDelete = copyList(cs.Spec.ScaleStrategy.PodsToDelete)
+	s.ScaleStrategy.PodsToDelete = slices.Clone(cs.Spec.ScaleStrategy.PodsToDelete)
 	s.ScaleStrategy.MaxUnavailable = copyIntOrPercent(cs.Spec.ScaleStrategy.MaxUnavailable)
 	if ru := cs.Spec.UpdateStrategy.RollingUpdate; ru != nil {
 		r := *ru

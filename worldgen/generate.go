@@ -335,7 +335,7 @@ func (g *gen) template(image string) model.PodTemplate {
 		"terminationGracePeriodSeconds": num(30),
 	}
 	t := model.PodTemplate{
-		Labels: copyMap(g.labels),
+		Labels: maps.Clone(g.labels),
 		Spec: model.PodSpec{
 			Containers: []model.Container{
 				{
@@ -387,14 +387,6 @@ func cloneContainers(cs []model.Container) []model.Container {
 	return out
 }
 
-func copyMap(m map[string]string) map[string]string {
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
 // imageID is the digest a kubelet reports for an image.
 func imageID(image string) string {
 	h := uint64(14695981039346656037)
@@ -425,7 +417,7 @@ func (g *gen) pod(i int, pl *podPlan, cur, upd revision, numNodes int) *model.Po
 			Name: g.name, UID: g.uid, Controller: true,
 		}},
 	}
-	p.Labels = copyMap(g.labels)
+	p.Labels = maps.Clone(g.labels)
 	p.Labels[model.LabelRevisionHash] = rev.name
 	p.Labels[model.LabelPodTemplateHash] = rev.hash
 	p.Labels[model.LabelInstanceID] = id
@@ -571,7 +563,7 @@ func (g *gen) claims(id string) []*model.PVC {
 		c := &model.PVC{
 			Name:      v + "-" + g.name + "-" + id,
 			Namespace: g.ns,
-			Labels:    copyMap(g.labels),
+			Labels:    maps.Clone(g.labels),
 			Annotations: map[string]string{
 				"pv.kubernetes.io/bind-completed": "yes",
 			},
@@ -629,11 +621,11 @@ func (g *gen) cloneSet(tmpl model.PodTemplate, cur, upd revision, podsToDelete [
 		Namespace:  g.ns,
 		UID:        g.uid,
 		Generation: gen,
-		Labels:     copyMap(g.labels),
+		Labels:     maps.Clone(g.labels),
 	}
 	spec := &cs.Spec
 	spec.Replicas = &replicas
-	spec.Selector = &model.LabelSelector{MatchLabels: copyMap(g.labels)}
+	spec.Selector = &model.LabelSelector{MatchLabels: maps.Clone(g.labels)}
 	spec.Template = tmpl
 	spec.MinReadySeconds = o.MinReadySeconds
 	for _, v := range g.vcts {
