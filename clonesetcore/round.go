@@ -43,15 +43,15 @@ type round struct {
 	byInput struct {
 		observed, activeOwned []*model.Pod
 		position              []int
+		ids                   []string // instance-id label of observed[j]
 	}
 	// uniqueNames is true when no two observed pods share a name: the
 	// rankings, whose last key is the name, then do not depend on the order
 	// of their input.
 	uniqueNames bool
-	ownedPVCs   []*model.PVC
-	usablePVCs  []*model.PVC
-	// pvcIndex indexes usablePVCs; built on first use (see claims).
-	pvcIndex *pvc.Index
+	// pvcs holds the instance ids of the round's pods and PVCs, the clean-up
+	// and V (see cleanupPVCs).
+	pvcs *pvc.Inventory
 	// delOpts are the deletion-ranking options, computed on first use (see
 	// deletionOptions).
 	delOpts *ordering.DeletionOptions
@@ -132,19 +132,13 @@ func newRound(s *model.Scenario) *round {
 	for _, sa := range setAside {
 		r.notes.add("%s %s is left out: %s", sa.Kind, sa.Name, sa.Reason)
 	}
+	// The revisions are resolved first (pods read whether they are at the
+	// update revision), their notes come after those of the pods.
+	var revNotes notes
+	r.revs = resolveRevisions(cs, s.Revisions, &revNotes)
 	r.classifyPods()
 	r.noteTolerated()
-	r.revs = resolveRevisions(cs, s.Revisions, &r.notes)
-	for i := range r.info {
-		r.info[i].updated = model.RevisionMatches(r.info[i].revision, r.revs.update.Name)
-	}
-	// In input order: no step depends on their order (pvc.Cleanup sorts them).
-	for _, c := range s.PVCs {
-		ref := model.ControllerRef(c.OwnerReferences)
-		if ref.OwnedBy(cs) && c.DeletionTimestamp.IsZero() {
-			r.ownedPVCs = append(r.ownedPVCs, c)
-		}
-	}
+	r.notes.addAll(revNotes.list)
 	r.computeBudgets()
 	return r
 }
@@ -152,16 +146,16 @@ func newRound(s *model.Scenario) *round {
 // podInfo is what the decisions of a round read of one observed pod: its
 // labels, annotations and conditions are read once, in classifyPods, and every
 // later step of the round uses these facts.
+//
+// It is kept small (24 bytes): the rounds of large CloneSets walk it often,
+// and facts read rarely (ready time, node) are read from the pod.
 type podInfo struct {
-	state     string    // lifecycle state label
-	revision  string    // controller-revision-hash label
-	updated   bool      // at the update revision (model.Pod.InRevision)
-	specified bool      // specified-delete: label or podsToDelete
-	available bool      // model.Pod.IsAvailable(minReadySeconds, now)
-	ready     bool      // model.Pod.IsStatusReady
-	readyTime time.Time // model.Pod.ReadyTime
-	inGrace   bool      // in an in-place grace period (model.Pod.GraceValue)
-	nodeName  string    // spec.nodeName
+	state     string // lifecycle state label
+	updated   bool   // at the update revision (model.Pod.InRevision)
+	specified bool   // specified-delete: label or podsToDelete
+	available bool   // model.Pod.IsAvailable(minReadySeconds, now)
+	ready     bool   // model.Pod.IsStatusReady
+	inGrace   bool   // in an in-place grace period (model.Pod.GraceValue)
 }
 
 // podKind is what a pod of the scenario is to the round.
@@ -201,19 +195,18 @@ func (r *round) classify(p *model.Pod, selector model.LabelMatcher) podKind {
 	return podIgnored
 }
 
-// read returns the facts of an observed pod (all but updated, which needs the
-// update revision).
+// read returns the facts of an observed pod; specified only says whether
+// the pod carries the specified-delete label (classifyPods adds podsToDelete).
 func (r *round) read(p *model.Pod) podInfo {
-	m := r.cs.Spec.MinReadySeconds
+	state := p.LifecycleState()
+	statusReady, updateReady := p.Readiness(r.cs.Spec.MinReadySeconds, r.now)
 	return podInfo{
-		state:     p.LifecycleState(),
-		revision:  p.RevisionLabel(),
-		specified: r.isSpecifiedDelete(p),
-		available: p.IsAvailable(m, r.now),
-		ready:     p.IsStatusReady(),
-		readyTime: p.ReadyTime(),
+		state:     state,
+		updated:   model.RevisionMatches(p.RevisionLabel(), r.revs.update.Name),
+		specified: p.HasSpecifiedDeleteLabel(),
+		available: (state == "" || state == model.StateNormal) && updateReady, // model.Pod.IsAvailable
+		ready:     statusReady,
 		inGrace:   p.GraceValue() != "",
-		nodeName:  p.Spec.NodeName,
 	}
 }
 
@@ -283,12 +276,14 @@ func (r *round) classifyPods() {
 	r.byInput.observed = make([]*model.Pod, 0, len(pods))
 	r.byInput.activeOwned = make([]*model.Pod, 0, len(pods))
 	r.info = make([]podInfo, 0, len(pods)) // in input order until the end
+	r.byInput.ids = make([]string, 0, len(pods))
 	for i, p := range pods {
 		order[i] = i
 		kinds[i] = r.classify(p, selector)
 		switch kinds[i] {
 		case podObserved, podAdopted:
 			r.info = append(r.info, r.read(p))
+			r.byInput.ids = append(r.byInput.ids, p.InstanceID())
 			r.byInput.observed = append(r.byInput.observed, p)
 			r.byInput.activeOwned = append(r.byInput.activeOwned, p)
 		case podReleased:
@@ -337,6 +332,7 @@ func (r *round) classifyPods() {
 		}
 		r.info[j] = moving
 	}
+	r.markPodsToDelete()
 	r.uniqueNames = true
 	for i := 1; i < len(r.observed); i++ {
 		if r.observed[i].Name == r.observed[i-1].Name {
@@ -361,6 +357,26 @@ func (r *round) emit(acts ...model.Action) { r.actions = append(r.actions, acts.
 func (r *round) push(d time.Duration) {
 	if d > 0 {
 		r.requeue = append(r.requeue, d)
+	}
+}
+
+// markPodsToDelete sets info.specified for the observed pods named in
+// podsToDelete: a merge of two sorted lists instead of a lookup per pod.
+func (r *round) markPodsToDelete() {
+	list := r.cs.Spec.ScaleStrategy.PodsToDelete
+	if len(list) == 0 {
+		return
+	}
+	names := slices.Clone(list)
+	slices.Sort(names)
+	k := 0
+	for i, p := range r.observed { // sorted by name
+		for k < len(names) && names[k] < p.Name {
+			k++
+		}
+		if k < len(names) && names[k] == p.Name {
+			r.info[i].specified = true
+		}
 	}
 }
 

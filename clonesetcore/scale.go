@@ -11,28 +11,19 @@ import (
 )
 
 // cleanupPVCs runs the PVC clean-up (scale-and-budgets 5.4) when reuse is off
-// and fixes the set V of PVCs the scale phase sees.
+// and fixes the set V of PVCs the scale phase sees. The inventory reads every
+// pod's and PVC's instance id once for the clean-up, the claims of deleted and
+// new pods, and the ids of new pods.
 func (r *round) cleanupPVCs() {
-	if pvc.ReuseEnabled(r.cs) {
-		r.usablePVCs = r.ownedPVCs
-		return
-	}
-	// V comes in the scenario's order, which the steps that read every PVC of V
-	// (none depends on its order) visit sequentially.
-	usable, acts, index := pvc.CleanupIndexed(r.cs, r.byInput.activeOwned, r.inactive, r.ownedPVCs)
-	r.usablePVCs = usable
-	r.pvcIndex = index
-	r.emit(acts...)
+	r.pvcs = pvc.NewInventory(r.cs, pvc.RoundPods{
+		Observed: r.byInput.observed, ObservedIDs: r.byInput.ids, Released: r.released, Inactive: r.inactive,
+	}, r.s.PVCs)
+	r.emit(r.pvcs.Cleanup()...)
 }
 
-// claims returns the index of usablePVCs (the set V), built once per round so
-// that the per-pod claim lookups cost O(1) instead of a scan of V.
-func (r *round) claims() *pvc.Index {
-	if r.pvcIndex == nil {
-		r.pvcIndex = pvc.NewIndex(r.usablePVCs)
-	}
-	return r.pvcIndex
-}
+// claims returns the index of the set V, built once per round so that the
+// per-pod claim lookups cost O(1) instead of a scan of V.
+func (r *round) claims() *pvc.Index { return r.pvcs.Index() }
 
 // scale runs the scale phase (scale-and-budgets 4.3) and reports whether it
 // changed anything.
@@ -136,6 +127,7 @@ func (r *round) scale() bool {
 				podNames(wait), b.DeleteReadyLimit, r.unavailableCount(), b.MaxUnavailable, cs.Spec.MinReadySeconds)
 		}
 		changed := false
+		r.actions = slices.Grow(r.actions, len(del))
 		for _, p := range del {
 			acts, ch := lifecycle.RemovePod(cs, p, r.claims().ClaimsOfPod(p), "scale in")
 			r.emit(acts...)
@@ -238,8 +230,8 @@ func (r *round) deletionOptions() ordering.DeletionOptions {
 		}
 		var missing []string
 		seen := map[string]bool{}
-		for _, in := range r.info {
-			if n := in.nodeName; n != "" && opts.Nodes[n] == nil && !seen[n] {
+		for _, p := range r.observed {
+			if n := p.Spec.NodeName; n != "" && opts.Nodes[n] == nil && !seen[n] {
 				seen[n] = true
 				missing = append(missing, n)
 			}
@@ -256,7 +248,7 @@ func (r *round) deletionOptions() ordering.DeletionOptions {
 // the rest at the update revision (scale-and-budgets 4.4).
 func (r *round) createPods(n, k int) {
 	cs := r.cs
-	allocs := pvc.AllocateIDs(cs, n, r.byInput.observed, r.inactive, r.s.PVCs, r.usablePVCs)
+	allocs := r.pvcs.Allocate(n)
 	r.actions = slices.Grow(r.actions, len(allocs))
 	reasons := r.createReasons(n)
 	nOld := min(n, k)

@@ -111,9 +111,12 @@ func (r *round) status() Status {
 func (r *round) nextMaturing() time.Time {
 	m := time.Duration(r.cs.Spec.MinReadySeconds) * time.Second
 	var best time.Time
-	for _, in := range r.info {
-		rt := in.readyTime
-		if rt.IsZero() || in.available {
+	for i, in := range r.info {
+		if in.available {
+			continue
+		}
+		rt := r.observed[i].ReadyTime()
+		if rt.IsZero() {
 			continue
 		}
 		t := rt.Add(m)

@@ -110,6 +110,30 @@ func (p *Pod) IsStatusReady() bool {
 	return p.Status.Phase == PodRunning && p.IsReady() && p.InPlaceUpdateReadyOK()
 }
 
+// Readiness returns IsStatusReady and IsUpdateReady(minReadySeconds, now) with
+// one pass over the conditions, for callers that need both (IsAvailable is
+// IsUpdateReady in lifecycle state "" or Normal).
+func (p *Pod) Readiness(minReadySeconds int32, now time.Time) (statusReady, updateReady bool) {
+	var ready, inPlace *PodCondition
+	for i := range p.Status.Conditions {
+		c := &p.Status.Conditions[i]
+		switch {
+		case ready == nil && c.Type == ConditionReady:
+			ready = c
+		case inPlace == nil && c.Type == ConditionInPlaceUpdateReady:
+			inPlace = c
+		}
+	}
+	if p.Status.Phase != PodRunning || ready == nil || ready.Status != "True" || (inPlace != nil && inPlace.Status != "True") {
+		return false, false
+	}
+	if minReadySeconds == 0 {
+		return true, true
+	}
+	t := ready.LastTransitionTime
+	return true, !t.IsZero() && t.Add(time.Duration(minReadySeconds)*time.Second).Before(now)
+}
+
 // HasSpecifiedDeleteLabel reports whether the pod carries the specified-delete label.
 func (p *Pod) HasSpecifiedDeleteLabel() bool {
 	_, ok := p.Labels[LabelSpecifiedDelete]

@@ -1,6 +1,7 @@
 package pvc
 
 import (
+	"cmp"
 	"maps"
 	"slices"
 	"sync"
@@ -19,7 +20,86 @@ type Index struct {
 	names  map[string]struct{} // the names of V, when sorted is not used
 	claims []claim             // V in canonical order, for byID
 	once   sync.Once
-	byID   map[string][]string // instance id ("" included) -> PVC names, canonical order
+	byID   idRuns // instance id ("" included) -> PVC names, canonical order
+}
+
+// idRuns maps an instance id to the names of its PVCs, in canonical order.
+// The generated-form ids (almost all) are kept as (number, claim) pairs
+// sorted by number, canonical order inside a number, and found by binary
+// search: no map and no string hashing. Other ids go to a map.
+type idRuns struct {
+	claims []claim
+	nums   []numClaim
+	other  map[string][]string
+}
+
+// numClaim is a claim whose instance id is in generated form: its number and
+// its position in idRuns.claims.
+type numClaim struct {
+	num   uint32
+	claim int32
+}
+
+// newIDRuns indexes claims (sorted by name) by instance id. A name given
+// twice under one id is indexed once.
+func newIDRuns(claims []claim) idRuns {
+	r := idRuns{claims: claims, nums: make([]numClaim, 0, len(claims))}
+	for i, c := range claims {
+		if v, ok := decodeID(c.id); ok {
+			r.nums = append(r.nums, numClaim{num: uint32(v), claim: int32(i)})
+			continue
+		}
+		if r.other == nil {
+			r.other = make(map[string][]string)
+		}
+		if names := r.other[c.id]; len(names) == 0 || names[len(names)-1] != c.name {
+			r.other[c.id] = append(names, c.name)
+		}
+	}
+	radixSortByNum(r.nums)
+	return r
+}
+
+// radixSortByNum sorts by num (below 2^24), stably: three passes of a byte.
+func radixSortByNum(s []numClaim) {
+	if len(s) < 2 {
+		return
+	}
+	buf := make([]numClaim, len(s))
+	src, dst := s, buf
+	for shift := 0; shift < slotNumBits; shift += 8 {
+		var count [257]int
+		for _, x := range src {
+			count[(x.num>>shift)&0xff+1]++
+		}
+		for i := 1; i < len(count); i++ {
+			count[i] += count[i-1]
+		}
+		for _, x := range src {
+			b := (x.num >> shift) & 0xff
+			dst[count[b]] = x
+			count[b]++
+		}
+		src, dst = dst, src
+	}
+	copy(s, src) // three passes: the result is in buf
+}
+
+// lookup returns the names of the PVCs with instance id id, a fresh slice
+// (nil when none).
+func (r *idRuns) lookup(id string) []string {
+	v, ok := decodeID(id)
+	if !ok {
+		return slices.Clone(r.other[id])
+	}
+	i, _ := slices.BinarySearchFunc(r.nums, uint32(v), func(x numClaim, v uint32) int { return cmp.Compare(x.num, v) })
+	var out []string
+	for ; i < len(r.nums) && r.nums[i].num == uint32(v); i++ {
+		if name := r.claims[r.nums[i].claim].name; len(out) == 0 || out[len(out)-1] != name {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // NewIndex indexes the PVCs of V by name and by instance-id label. Nil entries
@@ -46,16 +126,9 @@ func indexSorted(claims []claim) *Index {
 }
 
 // ids returns the id table, built on the first call.
-func (x *Index) ids() map[string][]string {
-	x.once.Do(func() {
-		x.byID = make(map[string][]string, len(x.claims))
-		for _, c := range x.claims {
-			if names := x.byID[c.id]; len(names) == 0 || names[len(names)-1] != c.name {
-				x.byID[c.id] = append(names, c.name)
-			}
-		}
-	})
-	return x.byID
+func (x *Index) ids() *idRuns {
+	x.once.Do(func() { x.byID = newIDRuns(x.claims) })
+	return &x.byID
 }
 
 // Has reports whether a PVC of that name is in V.
@@ -107,11 +180,7 @@ func (x *Index) ClaimsOfPod(p *model.Pod) []string {
 	if x == nil || p == nil {
 		return nil
 	}
-	names := x.ids()[podID(p)]
-	if len(names) == 0 {
-		return nil
-	}
-	return append([]string(nil), names...)
+	return x.ids().lookup(podID(p))
 }
 
 // ClaimsForNewPod is Index.ClaimsForNewPod without an index: one pass over

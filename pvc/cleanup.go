@@ -59,6 +59,12 @@ func ownedClaims(cs *model.CloneSet, pvcs []*model.PVC) []claim {
 			all = append(all, claim{pvc: c, name: c.Name, id: InstanceIDOf(c), index: i})
 		}
 	}
+	return dedupeClaims(all)
+}
+
+// dedupeClaims sorts claims by name and keeps, of several claims with one
+// name, the one given first (lowest index). It reuses the slice.
+func dedupeClaims(all []claim) []claim {
 	sortClaims(all)
 	out := all[:0]
 	for _, c := range all {
@@ -148,81 +154,28 @@ func designates(r model.OwnerReference, cs *model.CloneSet) bool {
 // and actions is nil. Cleanup also runs for a CloneSet being deleted (4.1 step
 // 3). A nil CloneSet owns nothing: both results are empty.
 func Cleanup(cs *model.CloneSet, activePods, inactive []*model.Pod, owned []*model.PVC) (usable []*model.PVC, actions []model.Action) {
-	usable, actions, _ = cleanup(cs, activePods, inactive, owned)
-	return usable, actions
+	x := NewInventory(cs, RoundPods{Observed: activePods, Inactive: inactive}, owned)
+	return x.Usable(), x.Cleanup()
 }
 
 // CleanupIndexed is Cleanup that also returns NewIndex(usable), built from
 // what Cleanup has read: the PVCs' instance ids are read once and the PVCs
 // sorted once for both. It returns the PVCs of V in the order of owned, not
 // in canonical order: a caller that reads every PVC of V again (AllocateIDs)
-// then reads memory in the order the PVCs were given.
+// then reads memory in the order the PVCs were given. NewInventory serves a
+// whole round (clean-up, index and allocation) with fewer reads.
 func CleanupIndexed(cs *model.CloneSet, activePods, inactive []*model.Pod, owned []*model.PVC) (usable []*model.PVC, actions []model.Action, index *Index) {
-	_, actions, kept := cleanup(cs, activePods, inactive, owned)
+	x := NewInventory(cs, RoundPods{Observed: activePods, Inactive: inactive}, owned)
+	x.cleanup()
 	in := make([]bool, len(owned))
-	for _, c := range kept {
+	for _, c := range x.kept {
 		in[c.index] = true
 	}
-	usable = make([]*model.PVC, 0, len(kept))
+	usable = make([]*model.PVC, 0, len(x.kept))
 	for i, c := range owned {
 		if in[i] {
 			usable = append(usable, c)
 		}
 	}
-	return usable, actions, indexSorted(kept)
-}
-
-// cleanup is Cleanup; it also returns the records of usable (sorted by name,
-// no name twice).
-func cleanup(cs *model.CloneSet, activePods, inactive []*model.Pod, owned []*model.PVC) (usable []*model.PVC, actions []model.Action, kept []claim) {
-	all := ownedClaims(cs, owned)
-	if ReuseEnabled(cs) {
-		usable = make([]*model.PVC, len(all))
-		for i, c := range all {
-			usable[i] = c.pvc
-		}
-		return usable, nil, all
-	}
-	if len(all) == 0 {
-		return []*model.PVC{}, nil, nil
-	}
-	active := newExclusionSet(len(activePods))
-	for _, p := range activePods {
-		if id := podID(p); id != "" {
-			active.add(id)
-		}
-	}
-	byID := make(map[string]*model.Pod, len(inactive))
-	for _, p := range inactive {
-		id := podID(p)
-		if id == "" {
-			continue
-		}
-		if prev, ok := byID[id]; !ok || p.Name > prev.Name {
-			byID[id] = p
-		}
-	}
-	usable = make([]*model.PVC, 0, len(all))
-	kept = all[:0] // written behind the loop's read position
-	for _, c := range all {
-		id := c.id
-		if id == "" {
-			actions = append(actions, model.Action{Type: model.ActionDeletePVC, PVC: c.name,
-				Reason: ReasonCleanup + ": no instance-id label"})
-			continue
-		}
-		if active.has(id) {
-			usable = append(usable, c.pvc)
-			kept = append(kept, c)
-			continue
-		}
-		if p, ok := byID[id]; ok {
-			actions = append(actions, model.Action{Type: model.ActionSetPVCOwner, PVC: c.name, Pod: p.Name,
-				Reason: ReasonCleanup + ": instance id " + id + " belongs to inactive pod " + p.Name})
-			continue
-		}
-		actions = append(actions, model.Action{Type: model.ActionDeletePVC, PVC: c.name,
-			Reason: ReasonCleanup + ": no pod with instance id " + id})
-	}
-	return usable, actions, kept
+	return usable, x.actions, x.Index()
 }

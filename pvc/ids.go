@@ -1,7 +1,6 @@
 package pvc
 
 import (
-	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -56,42 +55,41 @@ func allocateIDs(cs *model.CloneSet, n int, observed, inactive []*model.Pod, sce
 	if n <= 0 {
 		return nil
 	}
-	excl := newExclusionSet(len(observed) + len(inactive) + len(scenarioPVCs))
-	held := newExclusionSet(len(observed))
+	t := newIDTable(max(len(observed)+len(inactive), len(scenarioPVCs)) + n)
 	for _, p := range observed {
-		if id := podID(p); id != "" {
-			held.add(id)
-			excl.add(id)
-		}
+		t.add(podID(p), idObserved)
 	}
 	for _, p := range inactive {
-		if id := podID(p); id != "" {
-			excl.add(id)
-		}
+		t.add(podID(p), idInactive)
 	}
 	for _, c := range scenarioPVCs {
-		if id := InstanceIDOf(c); id != "" {
-			excl.add(id)
-		}
+		t.add(InstanceIDOf(c), idClaim)
 	}
-	freeSet := make(map[string]struct{})
+	var free []string
 	for _, c := range usable {
 		id := InstanceIDOf(c)
 		if id == "" {
 			continue
 		}
-		excl.add(id)
-		if !held.has(id) {
-			freeSet[id] = struct{}{}
+		t.add(id, idClaim)
+		if t.get(id)&idObserved == 0 {
+			free = append(free, id)
 		}
 	}
-	free := model.SortedKeys(freeSet)
+	return allocateFrom(cs, n, t, free, space)
+}
 
+// allocateFrom hands out n ids: first the free ids (any order, duplicates
+// allowed), ascending, then generated ones that carry none of the idExcluded
+// flags in t. It adds the generated ids to t.
+func allocateFrom(cs *model.CloneSet, n int, t *idTable, free []string, space int) []Allocation {
+	slices.Sort(free)
+	free = slices.Compact(free)
 	take := min(n, len(free))
 	need := n - take
 	budget := 0
 	if need > 0 {
-		used := excl.countBelow(uint64(space))
+		used := t.countBelow(uint64(space), idExcluded)
 		need = max(0, min(need, space-used))
 		if used+need <= space/2 {
 			budget = 4*need + 1024
@@ -101,31 +99,46 @@ func allocateIDs(cs *model.CloneSet, n int, observed, inactive []*model.Pod, sce
 	for _, id := range free[:take] {
 		out = append(out, Allocation{ID: id, Reused: true})
 	}
-	for _, id := range generateIDs(csUID(cs), csName(cs), need, excl, budget, space) {
+	for _, id := range generateIDs(csUID(cs), csName(cs), need, t, budget, space) {
 		out = append(out, Allocation{ID: id})
 	}
 	slices.SortFunc(out, func(a, b Allocation) int { return strings.Compare(a.ID, b.ID) })
 	return out
 }
 
+// Flags of the ids of an idTable: who carries the id.
+const (
+	idObserved uint8 = 1 << iota // an observed pod (active, owned, matching)
+	idReleased                   // an active owned pod that no longer matches
+	idInactive                   // a terminating or terminal owned pod
+	idClaim                      // a PVC of the scenario
+	idChosen                     // handed out by this allocation
+
+	// idExcluded are the flags that keep an id from being generated (7.2).
+	idExcluded = idObserved | idInactive | idClaim | idChosen
+	// idActive are the flags of the ids whose PVCs clean-up keeps (5.4).
+	idActive = idObserved | idReleased
+)
+
 // generate returns need ids that are not in excl, adding each to excl: first
 // the candidates k = 0, 1, ..., budget-1 of the 7.2 sequence, then, if that was
 // not enough, the ids numbered below space in numeric order. It returns fewer
 // than need ids only when fewer are left.
 func generate(uid, name string, need int, excl map[string]struct{}, budget, space int) []string {
-	set := newExclusionSet(len(excl))
+	t := newIDTable(len(excl) + need)
 	for id := range excl {
-		set.add(id)
+		t.add(id, idClaim)
 	}
-	out := generateIDs(uid, name, need, set, budget, space)
+	out := generateIDs(uid, name, need, t, budget, space)
 	for _, id := range out {
 		excl[id] = struct{}{}
 	}
 	return out
 }
 
-// generateIDs is generate on an exclusionSet.
-func generateIDs(uid, name string, need int, excl *exclusionSet, budget, space int) []string {
+// generateIDs is generate on an idTable: an id is excluded when it carries
+// one of the idExcluded flags, and the ids it returns get idChosen.
+func generateIDs(uid, name string, need int, t *idTable, budget, space int) []string {
 	if need <= 0 {
 		return nil
 	}
@@ -135,102 +148,22 @@ func generateIDs(uid, name string, need int, excl *exclusionSet, budget, space i
 	var cand [IDLength]byte
 	// The candidate encodeInto writes for h is the generated-form id numbered
 	// h mod idSpace.
-	accept := func(v uint64) {
-		excl.addNum(v)
-		out = append(out, string(cand[:]))
+	try := func(v uint64) {
+		if t.getNum(uint32(v))&idExcluded == 0 {
+			t.addNum(uint32(v), idChosen)
+			out = append(out, string(cand[:]))
+		}
 	}
 	for k := 0; len(out) < need && k < budget; k++ {
 		h := fnvAddBytes(prefix, strconv.AppendInt(num[:0], int64(k), 10))
 		encodeInto(&cand, h)
-		if v := h % idSpace; !excl.hasNum(v) {
-			accept(v)
-		}
+		try(h % idSpace)
 	}
 	for i := uint64(0); len(out) < need && i < uint64(space); i++ {
 		encodeInto(&cand, i)
-		if v := i % idSpace; !excl.hasNum(v) {
-			accept(v)
-		}
+		try(i % idSpace)
 	}
 	return out
-}
-
-// exclusionSet is a set of instance ids: the generated-form ones (almost all)
-// by number, which is cheaper to hash and store than the text, the others by
-// text. Numbers and generated-form texts correspond one to one (decodeID).
-// Large sets keep the numbers in a bitmap of the whole id space (1.8 MB),
-// small ones in a map.
-type exclusionSet struct {
-	bits  []uint64            // numbers, when large
-	nums  map[uint32]struct{} // numbers, when small
-	other map[string]struct{}
-}
-
-// bitmapSize is the expected size from which an exclusionSet uses a bitmap.
-var bitmapSize = 1 << 14 // a variable for the tests of both representations
-
-func newExclusionSet(size int) *exclusionSet {
-	s := &exclusionSet{other: map[string]struct{}{}}
-	if size >= bitmapSize {
-		s.bits = make([]uint64, (idSpace+63)/64)
-	} else {
-		s.nums = make(map[uint32]struct{}, size)
-	}
-	return s
-}
-
-func (s *exclusionSet) add(id string) {
-	if v, ok := decodeID(id); ok {
-		s.addNum(v)
-		return
-	}
-	s.other[id] = struct{}{}
-}
-
-func (s *exclusionSet) has(id string) bool {
-	if v, ok := decodeID(id); ok {
-		return s.hasNum(v)
-	}
-	_, ok := s.other[id]
-	return ok
-}
-
-// addNum adds the generated-form id numbered v (v < idSpace).
-func (s *exclusionSet) addNum(v uint64) {
-	if s.bits != nil {
-		s.bits[v/64] |= 1 << (v % 64)
-		return
-	}
-	s.nums[uint32(v)] = struct{}{}
-}
-
-func (s *exclusionSet) hasNum(v uint64) bool {
-	if s.bits != nil {
-		return s.bits[v/64]&(1<<(v%64)) != 0
-	}
-	_, ok := s.nums[uint32(v)]
-	return ok
-}
-
-// countBelow counts the generated-form ids numbered below limit.
-func (s *exclusionSet) countBelow(limit uint64) int {
-	n := 0
-	if s.bits == nil {
-		for v := range s.nums { // counting only: the order does not matter
-			if uint64(v) < limit {
-				n++
-			}
-		}
-		return n
-	}
-	limit = min(limit, idSpace)
-	for w := uint64(0); w < limit/64; w++ {
-		n += bits.OnesCount64(s.bits[w])
-	}
-	if r := limit % 64; r > 0 {
-		n += bits.OnesCount64(s.bits[limit/64] & (1<<r - 1))
-	}
-	return n
 }
 
 func encodeInto(b *[IDLength]byte, h uint64) {

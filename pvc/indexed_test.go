@@ -81,24 +81,3 @@ func TestPropNewIndexMatchesScansWithDuplicates(t *testing.T) {
 		}
 	})
 }
-
-// The two representations of an exclusion set (map for small sets, bitmap for
-// large ones) allocate the same ids, whatever the id space.
-func TestPropExclusionSetBitmapMatchesMap(t *testing.T) {
-	saved := bitmapSize
-	defer func() { bitmapSize = saved }()
-	rapid.Check(t, func(t *rapid.T) {
-		w := genWorld(t)
-		observed, active, inactive := w.split()
-		v, _ := Usable(w.cs, active, inactive, w.pvcs)
-		n := rapid.IntRange(0, 30).Draw(t, "n")
-		space := rapid.SampledFrom([]int{8, 64, 100, 1000, idSpace}).Draw(t, "space")
-		bitmapSize = 1 << 30
-		withMap := allocateIDs(w.cs, n, observed, inactive, w.pvcs, v, space)
-		bitmapSize = 0
-		withBitmap := allocateIDs(w.cs, n, observed, inactive, w.pvcs, v, space)
-		if d := cmp.Diff(withMap, withBitmap); d != "" {
-			t.Fatalf("bitmap differs from map (-map +bitmap):\n%s", d)
-		}
-	})
-}
