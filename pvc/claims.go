@@ -45,8 +45,8 @@ type numClaim struct {
 func newIDRuns(claims []claim) idRuns {
 	r := idRuns{claims: claims, nums: make([]numClaim, 0, len(claims))}
 	for i, c := range claims {
-		if v, ok := decodeID(c.id); ok {
-			r.nums = append(r.nums, numClaim{num: uint32(v), claim: int32(i)})
+		if c.num >= 0 {
+			r.nums = append(r.nums, numClaim{num: uint32(c.num), claim: int32(i)})
 			continue
 		}
 		if r.other == nil {
@@ -109,7 +109,7 @@ func NewIndex(usable []*model.PVC) *Index {
 	claims := make([]claim, 0, len(usable))
 	for _, c := range usable {
 		if c != nil {
-			claims = append(claims, claim{pvc: c, name: c.Name, id: InstanceIDOf(c)})
+			claims = append(claims, newClaim(c, InstanceIDOf(c), 0))
 		}
 	}
 	sortClaims(claims)

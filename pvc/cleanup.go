@@ -46,7 +46,18 @@ func Owned(cs *model.CloneSet, pvcs []*model.PVC) []*model.PVC {
 type claim struct {
 	pvc      *model.PVC
 	name, id string
-	index    int // position in the caller's list (ownedClaims)
+	index    int32 // position in the caller's list (ownedClaims)
+	num      int32 // the number of a generated-form id (decodeID), else -1
+}
+
+// newClaim is the record of PVC c, whose instance id is id, at position
+// index of the caller's list.
+func newClaim(c *model.PVC, id string, index int) claim {
+	num := int32(-1)
+	if v, ok := decodeID(id); ok {
+		num = int32(v)
+	}
+	return claim{pvc: c, name: c.Name, id: id, index: int32(index), num: num}
 }
 
 // ownedClaims is Owned, with the PVCs read in the order given (sequential
@@ -56,7 +67,7 @@ func ownedClaims(cs *model.CloneSet, pvcs []*model.PVC) []claim {
 	all := make([]claim, 0, len(pvcs))
 	for i, c := range pvcs {
 		if IsOwnedBy(c, cs) && c.DeletionTimestamp.IsZero() {
-			all = append(all, claim{pvc: c, name: c.Name, id: InstanceIDOf(c), index: i})
+			all = append(all, newClaim(c, InstanceIDOf(c), i))
 		}
 	}
 	return dedupeClaims(all)

@@ -66,6 +66,23 @@ func (t *idTable) get(id string) uint8 {
 	return t.other[id]
 }
 
+// addClaim sets the flags f on the instance id of a claim.
+func (t *idTable) addClaim(c *claim, f uint8) {
+	if c.num >= 0 {
+		t.addNum(uint32(c.num), f)
+		return
+	}
+	t.add(c.id, f)
+}
+
+// getClaim returns the flags of the instance id of a claim.
+func (t *idTable) getClaim(c *claim) uint8 {
+	if c.num >= 0 {
+		return t.getNum(uint32(c.num))
+	}
+	return t.other[c.id]
+}
+
 // addNum sets the flags f on the generated-form id numbered v.
 func (t *idTable) addNum(v uint32, f uint8) {
 	if 4*(t.count+1) > 3*len(t.slots) {

@@ -83,10 +83,10 @@ func NewInventory(cs *model.CloneSet, pods RoundPods, pvcs []*model.PVC) *Invent
 		if c == nil {
 			continue
 		}
-		id := InstanceIDOf(c)
-		x.ids.add(id, idClaim)
+		k := newClaim(c, InstanceIDOf(c), i)
+		x.ids.addClaim(&k, idClaim)
 		if IsOwnedBy(c, cs) && c.DeletionTimestamp.IsZero() {
-			all = append(all, claim{pvc: c, name: c.Name, id: id, index: i})
+			all = append(all, k)
 		}
 	}
 	x.owned = dedupeClaims(all)
@@ -130,7 +130,7 @@ func (x *Inventory) Allocate(n int) []Allocation {
 	x.cleanup()
 	var free []string
 	for _, c := range x.kept {
-		if c.id != "" && x.ids.get(c.id)&idObserved == 0 {
+		if c.id != "" && x.ids.getClaim(&c)&idObserved == 0 {
 			free = append(free, c.id)
 		}
 	}
@@ -161,7 +161,7 @@ func (x *Inventory) cleanup() {
 				Reason: ReasonCleanup + ": no instance-id label"})
 			continue
 		}
-		if x.ids.get(id)&idActive != 0 {
+		if x.ids.getClaim(&c)&idActive != 0 {
 			x.kept = append(x.kept, c)
 			continue
 		}
