@@ -207,12 +207,7 @@ func (r *round) pick(g []*model.Pod, k int) []*model.Pod {
 	if len(opts.TopologyKeys) > 0 && len(g) > 1 {
 		r.notes.add("scale-in spread ranks follow the controller's code ((n-i)*ln(D+2) per topology, larger domains lose pods first), not the example of the design proposal (update-and-ordering 8.5, 11.2)")
 	}
-	ranked := ordering.RankForDeletion(g, opts)
-	out := make([]*model.Pod, 0, k)
-	for _, x := range ranked[:k] {
-		out = append(out, x.Pod)
-	}
-	return out
+	return ordering.FirstForDeletion(g, opts, k)
 }
 
 func (r *round) deletionOptions() ordering.DeletionOptions {

@@ -83,6 +83,31 @@ func BenchmarkRankForDeletion(b *testing.B) {
 	}
 }
 
+// BenchmarkFirstForDeletion picks the first 10% of the deletion order, as a
+// scale-in by a tenth does.
+func BenchmarkFirstForDeletion(b *testing.B) {
+	for _, n := range benchSizes {
+		pods, nodes := benchPods(n)
+		for _, mode := range []struct {
+			name string
+			keys []string
+		}{
+			{"sameNode", nil},
+			{"spread2", []string{"topology.kubernetes.io/zone", LabelHostname}},
+		} {
+			opts := DeletionOptions{MinReadySeconds: 10, Now: t0.Add(time.Hour), TopologyKeys: mode.keys, Nodes: nodes}
+			b.Run(fmt.Sprintf("n=%d/%s/k=%d", n, mode.name, n/10), func(b *testing.B) {
+				b.ReportAllocs()
+				cpu := processCPUTime()
+				for b.Loop() {
+					FirstForDeletion(pods, opts, n/10)
+				}
+				reportCPU(b, cpu)
+			})
+		}
+	}
+}
+
 func BenchmarkSortForUpdate(b *testing.B) {
 	for _, n := range benchSizes {
 		pods, _ := benchPods(n)

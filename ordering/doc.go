@@ -5,7 +5,8 @@
 //     comparison keys of update-and-ordering.md 8.2 (scale-and-budgets.md 4.6)
 //     and, as key 5, the rank given by the same-node ranker (8.4) or, when the
 //     update revision's template has topology spread constraints, by the
-//     spread-constraints ranker (8.5);
+//     spread-constraints ranker (8.5); FirstForDeletion returns only the
+//     first k pods of that order, faster;
 //   - SortForUpdate orders update candidates, first = updated first, with the
 //     pipeline of update-and-ordering.md 2.6: default order (section 5),
 //     priority strategy (section 6), scatter strategy (section 7) and the
@@ -29,11 +30,25 @@
 //
 // # Cost
 //
-// Every key is computed once per pod before sorting; the comparison functions
-// only compare precomputed integers, floats and names. Grouping by node and by
-// topology value uses maps built once, so both functions are O(n log n) in the
-// number of pods (plus O(n·t) for t scatter terms, priority terms or spread
-// constraints).
+// Every key is read once per pod, in input order, and packed into unsigned
+// integers whose ascending order is the ranking order; the sorts move small
+// pointer-free entries holding the three most significant words, so that
+// most comparisons are three integer comparisons, and only ties on all three
+// look further (package-internal details: delKey, ent, updKey). All three
+// functions are O(n log n) in the number of pods (plus O(n·t) for t scatter
+// terms, priority terms or spread constraints):
+//
+//   - RankForDeletion distributes the pods by node and by topology value with
+//     counting sorts, O(n), and sorts each node's or topology's pods
+//     separately; the hostname topology key needs no sort when each hostname
+//     is one node (the same-node order already ranks it); then one sort of
+//     every pod gives the scale-in order;
+//   - FirstForDeletion computes the same ranks but selects the first k pods
+//     (quickselect, O(n) expected) and sorts only those: O(n log b + k log k)
+//     for b pods per node when no topology key needs a sort;
+//   - SortForUpdate merges the default order and the stable priority sort into
+//     one sort by (priority, default keys); the scatter and PreparingUpdate
+//     passes are linear.
 //
 // Nil entries of the input slices are ignored: they do not appear in the
 // output. The functions never modify their inputs.

@@ -119,22 +119,6 @@ func recency(t time.Time) (sec int64, nsec int32) {
 	return t.Unix(), int32(t.Nanosecond())
 }
 
-// cmpRecent compares two recency keys: -1 when a goes first (zero or more
-// recent), +1 when b goes first, 0 when they are the same instant.
-func cmpRecent(as int64, an int32, bs int64, bn int32) int {
-	switch {
-	case as > bs:
-		return -1
-	case as < bs:
-		return 1
-	case an > bn:
-		return -1
-	case an < bn:
-		return 1
-	}
-	return 0
-}
-
 // phaseRank is model.PhaseRank as a small integer.
 func phaseRank(phase string) int8 { return int8(model.PhaseRank(phase)) }
 

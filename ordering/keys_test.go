@@ -1,6 +1,7 @@
 package ordering
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -101,31 +102,60 @@ func TestPhaseRank(t *testing.T) {
 	}
 }
 
-func TestRecency(t *testing.T) {
-	zs, zn := recency(time.Time{})
-	// A zero instant in another location is still zero.
-	ls, ln := recency(time.Time{}.In(time.FixedZone("x", 3600)))
-	if zs != ls || zn != ln {
-		t.Errorf("zero in other zone: %d,%d vs %d,%d", ls, ln, zs, zn)
+func TestRecencyKeys(t *testing.T) {
+	// cmpRec compares two times the way the packed keys do: -1 when a goes
+	// first (zero, or more recent).
+	cmpRec := func(a, b time.Time) int {
+		as, an := recencyKeys(a)
+		bs, bn := recencyKeys(b)
+		if as != bs {
+			return cmpU64(as, bs)
+		}
+		return cmpU64(uint64(an), uint64(bn))
 	}
-	as, an := recency(t0)
-	bs, bn := recency(t0.Add(time.Nanosecond))
-	cs, cn := recency(t0.In(time.FixedZone("y", -7200)))
+	zero := time.Time{}
+	// A zero instant in another location is still zero.
+	if c := cmpRec(zero, zero.In(time.FixedZone("x", 3600))); c != 0 {
+		t.Errorf("zero in other zone: %d", c)
+	}
+	y1960 := time.Date(1960, 1, 1, 0, 0, 0, 0, time.UTC)
 	cases := []struct {
 		name string
-		got  int
+		a, b time.Time
 		want int
 	}{
-		{"zero before non-zero", cmpRecent(zs, zn, as, an), -1},
-		{"non-zero after zero", cmpRecent(as, an, zs, zn), 1},
-		{"zero ties zero", cmpRecent(zs, zn, zs, zn), 0},
-		{"more recent first (ns)", cmpRecent(bs, bn, as, an), -1},
-		{"older after", cmpRecent(as, an, bs, bn), 1},
-		{"same instant, other zone", cmpRecent(as, an, cs, cn), 0},
+		{"zero before non-zero", zero, t0, -1},
+		{"non-zero after zero", t0, zero, 1},
+		{"zero ties zero", zero, zero, 0},
+		{"more recent first (ns)", t0.Add(time.Nanosecond), t0, -1},
+		{"older after", t0, t0.Add(time.Nanosecond), 1},
+		{"same instant, other zone", t0, t0.In(time.FixedZone("y", -7200)), 0},
+		{"second boundary", t0, t0.Add(-time.Nanosecond), -1},
+		{"before 1970, ns", y1960.Add(time.Nanosecond), y1960, -1},
+		{"before 1970, second boundary", y1960, y1960.Add(-time.Nanosecond), -1},
+		{"across 1970", time.Unix(0, 0), time.Unix(-1, 999_999_999), -1},
+		{"year 9999 before year 2", time.Date(9999, 12, 31, 23, 59, 59, 999_999_999, time.UTC), time.Date(2, 1, 1, 0, 0, 0, 0, time.UTC), -1},
+		{"zero before year 9999", zero, time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), -1},
 	}
 	for _, c := range cases {
-		if c.got != c.want {
-			t.Errorf("%s: got %d, want %d", c.name, c.got, c.want)
+		if got := cmpRec(c.a, c.b); got != c.want {
+			t.Errorf("%s: got %d, want %d", c.name, got, c.want)
+		}
+	}
+}
+
+func TestDescKeyAndRankKey(t *testing.T) {
+	ints := []int64{math.MaxInt64, math.MaxInt64 - 1, 1, 0, -1, math.MinInt64 + 1, math.MinInt64}
+	for i := 1; i < len(ints); i++ {
+		if descKey(ints[i-1]) >= descKey(ints[i]) {
+			t.Errorf("descKey(%d) >= descKey(%d)", ints[i-1], ints[i])
+		}
+	}
+	// Ranks, highest first: the keys must ascend.
+	ranks := []float64{math.MaxFloat64, 1e9, 3 * math.Log(5), 2, 1.3862943611198906, 1, math.SmallestNonzeroFloat64, 0}
+	for i := 1; i < len(ranks); i++ {
+		if rankKey(ranks[i-1]) >= rankKey(ranks[i]) {
+			t.Errorf("rankKey(%v) >= rankKey(%v)", ranks[i-1], ranks[i])
 		}
 	}
 }

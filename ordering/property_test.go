@@ -74,7 +74,17 @@ func genDeletionOptions(t *rapid.T) DeletionOptions {
 		if rapid.IntRange(0, 4).Draw(t, "node-present") == 0 {
 			continue
 		}
-		nd := node(n, LabelHostname, n)
+		// Most nodes carry their own hostname; some share one (a topology
+		// of several nodes for the hostname key) or have none.
+		var nd *model.Node
+		switch h := rapid.SampledFrom([]string{"own", "own", "shared", "-"}).Draw(t, "hostname"); h {
+		case "own":
+			nd = node(n, LabelHostname, n)
+		case "shared":
+			nd = node(n, LabelHostname, "shared-host")
+		default:
+			nd = node(n)
+		}
 		if z := rapid.SampledFrom([]string{"-", "a", "b", ""}).Draw(t, "zone"); z != "-" {
 			nd.Labels["zone"] = z
 		}
@@ -112,11 +122,12 @@ func genRollingUpdate(t *rapid.T) *model.RollingUpdateStrategy {
 	return ru
 }
 
-// buildDelKeys computes the deletion keys the way RankForDeletion does, with
-// a random key-5 rank from a small set (ties included).
-func buildDelKeys(t *rapid.T, pods []*model.Pod, opts DeletionOptions) []*delKey {
+// buildEnts computes the deletion keys the way rankGroup does and returns
+// them as scale-in entries and as in-node entries (key 3a ignored), with a
+// random key-5 rank from a small set (ties included).
+func buildEnts(t *rapid.T, pods []*model.Pod, opts DeletionOptions) (r *ranker, full, grouped []ent) {
+	r = newRanker(pods, len(pods))
 	ids := map[string]int32{}
-	keys := make([]*delKey, len(pods))
 	for i, p := range pods {
 		k := newDelKey(p, i, &opts)
 		if nn := p.Spec.NodeName; nn != "" {
@@ -125,11 +136,15 @@ func buildDelKeys(t *rapid.T, pods []*model.Pod, opts DeletionOptions) []*delKey
 			}
 			k.node = ids[nn]
 		}
-		k.group = rapid.Int32Range(0, 1).Draw(t, "group")
-		k.cur = rapid.SampledFrom([]float64{0, 1, 2, 1.3862943611198906}).Draw(t, "cur")
-		keys[i] = &k
+		r.keys = append(r.keys, k)
 	}
-	return keys
+	for i := range r.keys {
+		k := &r.keys[i]
+		cur := rapid.SampledFrom([]float64{0, 1, 2, 1.3862943611198906}).Draw(t, "cur")
+		full = append(full, ent{pre: k.pre, rank: rankKey(cur), readyRec: k.readyRec, key: int32(i)})
+		grouped = append(grouped, r.groupEnt(int32(i), cur))
+	}
+	return r, full, grouped
 }
 
 func sign(c int) int {
@@ -170,25 +185,27 @@ func TestPropComparatorsAreStrictTotalOrders(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		pods := genGroup(t, 7)
 		opts := genDeletionOptions(t)
-		dk := buildDelKeys(t, pods, opts)
-		checkStrictTotalOrder(t, dk, cmpDeletionFull)
-		checkStrictTotalOrder(t, dk, cmpGrouped)
+		r, full, grouped := buildEnts(t, pods, opts)
+		checkStrictTotalOrder(t, full, r.cmp)
+		checkStrictTotalOrder(t, grouped, r.cmp)
 		// Pods sharing a name are still ordered by input position.
 		if len(pods) > 1 {
-			dup := newDelKey(pods[0], len(pods), &opts)
-			dup.node, dup.cur, dup.group = dk[0].node, dk[0].cur, dk[0].group
-			checkStrictTotalOrder(t, append(slices.Clone(dk), &dup), cmpDeletionFull)
+			r, full, _ := buildEnts(t, append(slices.Clone(pods), pods[0]), opts)
+			full[len(full)-1].rank = full[0].rank
+			checkStrictTotalOrder(t, full, r.cmp)
 		}
 		uk := make([]*updKey, len(pods))
 		for i, p := range pods {
 			k := newUpdKey(p, i)
-			k.level = rapid.Int32Range(-1, 1).Draw(t, "level")
-			k.prio = rapid.Int64Range(0, 2).Draw(t, "prio")
-			k.pos = int32(i)
+			k.setPriority(rapid.Int32Range(-1, 1).Draw(t, "level"), rapid.Int64Range(-1, 2).Draw(t, "prio"), k.prefix())
 			uk[i] = &k
 		}
-		checkStrictTotalOrder(t, uk, cmpDefaultUpdateSign)
-		checkStrictTotalOrder(t, uk, cmpPriorityStable)
+		checkStrictTotalOrder(t, uk, cmpUpdate)
+		if len(pods) > 1 {
+			dup := newUpdKey(pods[0], len(pods))
+			dup.hi, dup.lo = uk[0].hi, uk[0].lo
+			checkStrictTotalOrder(t, append(slices.Clone(uk), &dup), cmpUpdate)
+		}
 	})
 }
 
@@ -329,4 +346,87 @@ func podNames(ps []*model.Pod) []string {
 		out[i] = p.Name
 	}
 	return out
+}
+
+// genGroupWithDuplicates is genGroup with up to maxN pods, some of which share
+// a name with another pod, or are the same pod listed twice.
+func genGroupWithDuplicates(t *rapid.T, maxN int) []*model.Pod {
+	pods := genGroup(t, maxN)
+	for i := range pods {
+		if i == 0 {
+			continue
+		}
+		switch rapid.IntRange(0, 9).Draw(t, "dup") {
+		case 0: // another pod with an earlier pod's name
+			pods[i].Name = pods[rapid.IntRange(0, i-1).Draw(t, "dup-of")].Name
+		case 1: // the same pod twice
+			pods[i] = pods[rapid.IntRange(0, i-1).Draw(t, "dup-of")]
+		}
+	}
+	return pods
+}
+
+// FirstForDeletion is the prefix of RankForDeletion, for every k, with and
+// without topology keys, duplicate names and pods, ties and nil pods.
+func TestPropFirstForDeletion(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		pods := genGroupWithDuplicates(t, 80)
+		opts := genDeletionOptions(t)
+		in := pods
+		if rapid.Bool().Draw(t, "nils") {
+			in = slices.Insert(slices.Clone(pods), rapid.IntRange(0, len(pods)).Draw(t, "nil-at"), nil)
+			in = append(in, nil)
+		}
+		before := slices.Clone(in)
+		full := RankForDeletion(in, opts)
+		// Every k from -1 to n+2.
+		for k := -1; k <= len(full)+2; k++ {
+			got := FirstForDeletion(in, opts, k)
+			if !slices.Equal(in, before) {
+				t.Fatal("input modified")
+			}
+			if got == nil {
+				t.Fatal("nil result")
+			}
+			want := make([]*model.Pod, 0, len(full))
+			for _, r := range full[:max(min(k, len(full)), 0)] {
+				want = append(want, r.Pod)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("k=%d:\n got %v\nwant %v", k, podNames(got), podNames(want))
+			}
+		}
+	})
+}
+
+// selectFirst selects the first k entries with any partition budget, so
+// also when it falls back to the heap selection.
+func TestPropSelectFirst(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		pods := genGroupWithDuplicates(t, 120)
+		opts := genDeletionOptions(t)
+		r, seq := rankGroup(pods, &opts)
+		if len(seq) == 0 {
+			return
+		}
+		sorted := slices.Clone(seq)
+		r.sort(sorted)
+		byKey := func(a, b ent) int { return int(a.key) - int(b.key) }
+		slices.SortFunc(seq, byKey)
+		order := rapid.Permutation(seq).Draw(t, "order")
+		budget := rapid.IntRange(0, 3).Draw(t, "budget")
+		// Every k, from the same input order.
+		for k := 1; k <= len(seq); k++ {
+			s := slices.Clone(order)
+			r.selectFirst(s, k, budget)
+			r.sort(s[:k])
+			if !slices.Equal(s[:k], sorted[:k]) {
+				t.Fatalf("k=%d budget=%d: selection differs from the sorted prefix", k, budget)
+			}
+			slices.SortFunc(s, byKey)
+			if !slices.Equal(s, seq) {
+				t.Fatal("selection is not a permutation")
+			}
+		}
+	})
 }

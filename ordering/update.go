@@ -19,124 +19,190 @@ type UpdateOptions struct {
 	AllPods []*model.Pod
 }
 
-// updKey holds every update-order key of one pod, computed once.
+// updKey holds every update-order key of one pod, computed once, the sort
+// keys packed into unsigned integers whose ascending order is the update
+// order ("lower is updated first"), like delKey.
 type updKey struct {
-	pod        *model.Pod
-	name       string
-	readySec   int64
-	createdSec int64
-	prio       int64 // weight, or IntSuffix of the order label
+	pod *model.Pod
+	// hi and lo pack, from the most significant bit of hi to the least of
+	// lo, the priority level (32 bits, biased: lower first), the priority
+	// value (64 bits, descKey: higher first) and the default-order prefix (32
+	// bits, see the upd* constants). Without a priority strategy, level and
+	// value are 0 for every pod.
+	hi, lo uint64
+	// readyRec, readyNsRestarts, sidecar, createdRec and createdNs are keys
+	// 4-7 of section 5 as in delKey: the ready time's seconds, its
+	// nanoseconds with the restart count, the sidecar restart count
+	// (descending), the creation time's seconds and nanoseconds. The ready
+	// parts are 0 for every pod that is not ready.
+	readyRec        uint64
+	readyNsRestarts uint64
+	createdRec      uint64
+	createdNs       uint32
+	sidecar         uint32
 
-	readyNsec   int32
-	createdNsec int32
-	level       int32 // order priority level (-1: none of the keys); 0 for weights
-	restarts    int32
-	sidecar     int32
-	idx         int32 // input position, for pods sharing a name
-	ki          int32 // index in the keys array (row of the scatter flags)
-	pos         int32 // position before the current pass
-	scatter     int32 // index of the last scatter pass that moved the pod; -1
-	phase       int8
-	unscheduled bool
-	ready       bool
-	preparing   bool // lifecycle state PreparingUpdate
-	puMoved     bool // moved forward by the PreparingUpdate-first pass
+	idx       int32 // input position, for pods sharing a name
+	ki        int32 // index in the keys array (row of the scatter flags)
+	pos       int32 // position before the current pass
+	scatter   int32 // index of the last scatter pass that moved the pod; -1
+	preparing bool  // lifecycle state PreparingUpdate
+	puMoved   bool  // moved forward by the PreparingUpdate-first pass
 }
 
+// Layout of the default-order prefix, the low 32 bits of updKey.lo.
+const (
+	updReady       = 1 << 0 // ready (not ready goes first)
+	updPhaseShift  = 1      // the phase rank, 2 bits
+	updScheduled   = 1 << 3 // scheduled (unscheduled goes first)
+	updPrefixWidth = 32
+)
+
 func newUpdKey(p *model.Pod, idx int) updKey {
-	k := updKey{
-		pod:         p,
-		name:        p.Name,
-		restarts:    p.MaxRestarts(),
-		sidecar:     p.MaxSidecarRestarts(),
-		idx:         int32(idx),
-		scatter:     -1,
-		phase:       phaseRank(p.Status.Phase),
-		unscheduled: p.Spec.NodeName == "",
-		preparing:   p.LifecycleState() == model.StatePreparingUpdate,
+	pre := uint64(phaseRank(p.Status.Phase)) << updPhaseShift
+	if p.Spec.NodeName != "" {
+		pre |= updScheduled
 	}
+	var readyRec uint64 // not ready: 0, see updKey.readyRec
+	var readyNs uint32
 	if c := p.Condition(model.ConditionReady); c != nil && c.Status == "True" {
-		k.ready = true
-		k.readySec, k.readyNsec = recency(c.LastTransitionTime)
+		pre |= updReady
+		readyRec, readyNs = recencyKeys(c.LastTransitionTime)
 	}
-	k.createdSec, k.createdNsec = recency(p.CreationTimestamp)
+	createdRec, createdNs := recencyKeys(p.CreationTimestamp)
+	k := updKey{
+		pod:             p,
+		readyRec:        readyRec,
+		readyNsRestarts: uint64(readyNs)<<32 | uint64(maxKey31-p.MaxRestarts()),
+		createdRec:      createdRec,
+		createdNs:       createdNs,
+		sidecar:         uint32(maxKey31 - p.MaxSidecarRestarts()),
+		idx:             int32(idx),
+		scatter:         -1,
+		preparing:       p.LifecycleState() == model.StatePreparingUpdate,
+	}
+	k.setPriority(0, 0, pre)
 	return k
 }
 
-// cmpDefaultUpdate compares two candidates with the keys of section 5
-// (Kubernetes ActivePods) and the name tie-break; negative: a is updated first.
-func cmpDefaultUpdate(a, b *updKey) (int, keyID) {
-	if a.unscheduled != b.unscheduled {
-		if a.unscheduled {
-			return -1, keyUnscheduled
-		}
-		return 1, keyUnscheduled
-	}
-	if a.phase != b.phase {
-		if a.phase < b.phase {
-			return -1, keyPhase
-		}
-		return 1, keyPhase
-	}
-	if a.ready != b.ready {
-		if !a.ready {
-			return -1, keyNotReady
-		}
-		return 1, keyNotReady
-	}
-	if a.ready { // both ready
-		if c := cmpRecent(a.readySec, a.readyNsec, b.readySec, b.readyNsec); c != 0 {
-			return c, keyReadyTime
-		}
-	}
-	if a.restarts != b.restarts {
-		if a.restarts > b.restarts {
-			return -1, keyRestarts
-		}
-		return 1, keyRestarts
-	}
-	if a.sidecar != b.sidecar {
-		if a.sidecar > b.sidecar {
-			return -1, keySidecarRestarts
-		}
-		return 1, keySidecarRestarts
-	}
-	if c := cmpRecent(a.createdSec, a.createdNsec, b.createdSec, b.createdNsec); c != 0 {
-		return c, keyCreationTime
-	}
-	return cmpName(a.name, a.idx, b.name, b.idx), keyName
+// setPriority packs the priority level and value into hi and lo, in front of
+// the default-order prefix pre.
+func (k *updKey) setPriority(level int32, prio int64, pre uint64) {
+	v := descKey(prio)
+	k.hi = uint64(uint32(level)^1<<31)<<32 | v>>32
+	k.lo = v<<32 | pre
 }
 
-func cmpDefaultUpdateSign(a, b *updKey) int {
-	c, _ := cmpDefaultUpdate(a, b)
-	return c
-}
+// prefix returns the default-order prefix packed in lo.
+func (k *updKey) prefix() uint64 { return k.lo & (1<<updPrefixWidth - 1) }
 
 // cmpPriority compares priorities only: lower level first, then higher
 // priority value first; 0 when equal.
 func cmpPriority(a, b *updKey) int {
-	if a.level != b.level {
-		if a.level < b.level {
-			return -1
-		}
-		return 1
+	if a.hi != b.hi {
+		return cmpU64(a.hi, b.hi)
 	}
-	if a.prio != b.prio {
-		if a.prio > b.prio {
-			return -1
-		}
-		return 1
-	}
-	return 0
+	return cmpU64(a.lo>>updPrefixWidth, b.lo>>updPrefixWidth)
 }
 
-// cmpPriorityStable is cmpPriority with the previous position as tie-break,
-// which makes an unstable sort behave as the stable sort of 6 (D3).
-func cmpPriorityStable(a, b *updKey) int {
-	if c := cmpPriority(a, b); c != 0 {
-		return c
+// cmpUpdate compares two candidates by priority (section 6), then with the
+// keys of section 5 (Kubernetes ActivePods) and the name tie-break; negative:
+// a is updated first. A stable sort by priority of the candidates sorted by
+// section 5 is exactly a sort by this comparison, which is a strict total
+// order (the input position breaks the last ties).
+func cmpUpdate(a, b *updKey) int {
+	switch {
+	case a.hi != b.hi:
+		return cmpU64(a.hi, b.hi)
+	case a.lo != b.lo:
+		return cmpU64(a.lo, b.lo)
+	case a.readyRec != b.readyRec:
+		return cmpU64(a.readyRec, b.readyRec)
+	case a.readyNsRestarts != b.readyNsRestarts:
+		return cmpU64(a.readyNsRestarts, b.readyNsRestarts)
+	case a.sidecar != b.sidecar:
+		return cmpU64(uint64(a.sidecar), uint64(b.sidecar))
+	case a.createdRec != b.createdRec:
+		return cmpU64(a.createdRec, b.createdRec)
+	case a.createdNs != b.createdNs:
+		return cmpU64(uint64(a.createdNs), uint64(b.createdNs))
 	}
-	return int(a.pos) - int(b.pos)
+	return cmpName(a.pod.Name, a.idx, b.pod.Name, b.idx)
+}
+
+// whyDefault returns the first key of section 5 (name included) on which a
+// and b differ, whichever goes first.
+func whyDefault(a, b *updKey) keyID {
+	if d := a.prefix() ^ b.prefix(); d != 0 {
+		switch {
+		case d&updScheduled != 0:
+			return keyUnscheduled
+		case d&(3<<updPhaseShift) != 0:
+			return keyPhase
+		}
+		return keyNotReady
+	}
+	switch {
+	case a.readyRec != b.readyRec, a.readyNsRestarts>>32 != b.readyNsRestarts>>32:
+		return keyReadyTime
+	case a.readyNsRestarts != b.readyNsRestarts:
+		return keyRestarts
+	case a.sidecar != b.sidecar:
+		return keySidecarRestarts
+	case a.createdRec != b.createdRec, a.createdNs != b.createdNs:
+		return keyCreationTime
+	}
+	return keyName
+}
+
+// uent is a candidate's entry in the sort: three words of its sort keys, by
+// value, and the index of its updKey for the rest. (Four fields: two entries
+// fit in the integer argument registers of a comparison.)
+type uent struct {
+	w0, w1, w2 uint64
+	key        int32
+}
+
+// sortUpdate sorts keys with cmpUpdate and returns them in that order.
+//
+// The entries hold the first three words of the key sequence hi, lo,
+// readyRec, readyNsRestarts, ... that can differ: hi (priority level and the
+// high half of the priority value) is usually the same for every candidate,
+// and is then skipped, so that readyNsRestarts joins the entry: the ready
+// times often tie at second granularity, and a tie on the three words costs
+// a full cmpUpdate on the keys.
+func sortUpdate(keys []updKey) []*updKey {
+	skipHi := true
+	for i := range keys {
+		if keys[i].hi != keys[0].hi {
+			skipHi = false
+			break
+		}
+	}
+	ents := make([]uent, len(keys))
+	for i := range keys {
+		k := &keys[i]
+		if skipHi {
+			ents[i] = uent{k.lo, k.readyRec, k.readyNsRestarts, int32(i)}
+		} else {
+			ents[i] = uent{k.hi, k.lo, k.readyRec, int32(i)}
+		}
+	}
+	slices.SortFunc(ents, func(a, b uent) int {
+		switch {
+		case a.w0 != b.w0:
+			return cmpU64(a.w0, b.w0)
+		case a.w1 != b.w1:
+			return cmpU64(a.w1, b.w1)
+		case a.w2 != b.w2:
+			return cmpU64(a.w2, b.w2)
+		}
+		return cmpUpdate(&keys[a.key], &keys[b.key])
+	})
+	seq := make([]*updKey, len(keys))
+	for i, e := range ents {
+		seq[i] = &keys[e.key]
+	}
+	return seq
 }
 
 // SortForUpdate orders update candidates, first = updated first, with the
@@ -194,19 +260,10 @@ func SortForUpdate(candidates []*model.Pod, opts UpdateOptions) []Ranked {
 	if n == 0 {
 		return []Ranked{}
 	}
-	seq := make([]*updKey, n)
-	for i := range keys {
-		seq[i] = &keys[i]
-	}
 
-	// 1. Default order.
-	slices.SortFunc(seq, cmpDefaultUpdateSign)
+	// 1. Default order and 2. priority, in one sort (see cmpUpdate).
+	seq := sortUpdate(keys)
 	setPositions(seq)
-	// 2. Priority.
-	if prio.on {
-		slices.SortFunc(seq, cmpPriorityStable)
-		setPositions(seq)
-	}
 	// 3. Scatter.
 	var termWhy []string
 	if len(terms) > 0 {
@@ -245,8 +302,7 @@ func updateWhy(k, next *updKey, prioOn bool, termWhy []string) string {
 	case prioOn && cmpPriority(k, next) < 0:
 		return WhyPriority
 	}
-	_, id := cmpDefaultUpdate(k, next)
-	return whyNames[id]
+	return whyNames[whyDefault(k, next)]
 }
 
 func setPositions(seq []*updKey) {
@@ -275,7 +331,7 @@ func newPrioritySpec(ps *model.UpdatePriorityStrategy) prioritySpec {
 	return prioritySpec{}
 }
 
-// apply fills k.level and k.prio.
+// apply packs k's priority level and value into its sort keys.
 //
 // Weights: upstream builds each selector without validation; only an unknown
 // operator fails, and the term is then skipped. model's Matches never matches
@@ -286,25 +342,27 @@ func newPrioritySpec(ps *model.UpdatePriorityStrategy) prioritySpec {
 // Order: level is the index of the first ordered key present among the labels
 // (-1 when none is), prio the IntSuffix of its value.
 func (s *prioritySpec) apply(k *updKey) {
+	var level int32
+	var prio int64
 	switch {
 	case !s.on:
+		return
 	case s.weight != nil:
-		var w int64
 		for i := range s.weight {
 			if s.weight[i].MatchSelector.Matches(k.pod.Labels) {
-				w += int64(s.weight[i].Weight)
+				prio += int64(s.weight[i].Weight)
 			}
 		}
-		k.level, k.prio = 0, w
 	default:
-		k.level, k.prio = -1, 0
+		level = -1
 		for i, t := range s.order {
 			if v, ok := k.pod.Labels[t.OrderedKey]; ok {
-				k.level, k.prio = int32(i), IntSuffix(v)
+				level, prio = int32(i), IntSuffix(v)
 				break
 			}
 		}
 	}
+	k.setPriority(level, prio, k.prefix())
 }
 
 // scatterFlags holds, per scatter term (in strategy order) and candidate

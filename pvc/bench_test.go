@@ -77,3 +77,25 @@ func BenchmarkRound(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkInventoryRound is BenchmarkRound through one Inventory: every
+// instance id is read once for the clean-up, the index and the allocation.
+func BenchmarkInventoryRound(b *testing.B) {
+	for _, size := range []int{10_000, 100_000} {
+		cs, observed, inactive, pvcs := benchWorld(size, false)
+		b.Run(fmt.Sprintf("pvcs=%d", size), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				x := NewInventory(cs, RoundPods{Observed: observed, Inactive: inactive}, pvcs)
+				x.Cleanup()
+				idx := x.Index()
+				for _, p := range observed[:size/10] {
+					idx.ClaimsOfPod(p)
+				}
+				for _, a := range x.Allocate(size / 10) {
+					idx.ClaimsForNewPod(cs, a.ID)
+				}
+			}
+		})
+	}
+}

@@ -154,12 +154,20 @@ func (x *Index) ClaimsForNewPod(cs *model.CloneSet, id string) (create, reuse []
 	if cs == nil {
 		return nil, nil
 	}
-	seen := make(map[string]struct{}, len(cs.Spec.VolumeClaimTemplates))
-	for _, t := range cs.Spec.VolumeClaimTemplates {
-		if _, dup := seen[t.Name]; dup {
+	vcts := cs.Spec.VolumeClaimTemplates
+	var seen map[string]struct{} // for many templates; few are compared in place
+	if len(vcts) > 8 {
+		seen = make(map[string]struct{}, len(vcts))
+	}
+	for i, t := range vcts {
+		if seen != nil {
+			if _, dup := seen[t.Name]; dup {
+				continue
+			}
+			seen[t.Name] = struct{}{}
+		} else if slices.ContainsFunc(vcts[:i], func(u model.VolumeClaimTemplate) bool { return u.Name == t.Name }) {
 			continue
 		}
-		seen[t.Name] = struct{}{}
 		name := ClaimName(t.Name, cs, id)
 		if x.Has(name) {
 			reuse = append(reuse, name)

@@ -24,6 +24,8 @@ func TestClaimsForNewPod(t *testing.T) {
 		{"no claim templates", newCS("web", specUID, true), "abcde", usable, nil, nil},
 		{"duplicate template name counts once", newCS("web", specUID, true, "data", "logs", "data"), "abcde", usable,
 			[]string{"logs-web-abcde"}, []string{"data-web-abcde"}},
+		{"duplicate names among many templates count once", newCS("web", specUID, true, "t1", "t2", "t3", "t4", "data", "t5", "t6", "t7", "t8", "data", "t1"), "abcde", usable,
+			[]string{"t1-web-abcde", "t2-web-abcde", "t3-web-abcde", "t4-web-abcde", "t5-web-abcde", "t6-web-abcde", "t7-web-abcde", "t8-web-abcde"}, []string{"data-web-abcde"}},
 		{"nil CloneSet", nil, "abcde", usable, nil, nil},
 		{"empty V", cs, "abcde", nil, []string{"logs-web-abcde", "data-web-abcde", "cache-web-abcde"}, nil},
 	}

@@ -72,3 +72,34 @@ func ExampleCleanup() {
 	// SetPVCOwner data-web-fghij web-fghij
 	// DeletePVC data-web-zzzzz
 }
+
+// One round of a CloneSet with reuse disabled, from one Inventory: the PVC of
+// a pod that is gone is deleted, the running pod keeps its PVC (and a
+// scale-in of it would delete that PVC), and two new pods get generated ids.
+func ExampleInventory() {
+	cs := &model.CloneSet{Name: "web", UID: "6f1c2a9e-0000-4000-8000-000000000001"}
+	cs.Spec.VolumeClaimTemplates = []model.VolumeClaimTemplate{{Name: "data"}}
+	owner := []model.OwnerReference{{Kind: "CloneSet", Name: "web", UID: cs.UID, Controller: true}}
+	idLabel := func(id string) map[string]string { return map[string]string{model.LabelInstanceID: id} }
+	running := &model.Pod{Name: "web-797rr", Labels: idLabel("797rr"), OwnerReferences: owner,
+		Status: model.PodStatus{Phase: model.PodRunning}}
+	pvcs := []*model.PVC{
+		{Name: "data-web-797rr", Labels: idLabel("797rr"), OwnerReferences: owner},
+		{Name: "data-web-h7777", Labels: idLabel("h7777"), OwnerReferences: owner},
+	}
+
+	x := pvc.NewInventory(cs, pvc.RoundPods{Observed: []*model.Pod{running}}, pvcs)
+	for _, a := range x.Cleanup() {
+		fmt.Println(a.Type, a.PVC)
+	}
+	fmt.Println("claims of", running.Name, x.Index().ClaimsOfPod(running))
+	for _, a := range x.Allocate(2) {
+		create, _ := x.Index().ClaimsForNewPod(cs, a.ID)
+		fmt.Println("new pod", pvc.PodName(cs, a.ID), "creates", create)
+	}
+	// Output:
+	// DeletePVC data-web-h7777
+	// claims of web-797rr [data-web-797rr]
+	// new pod web-b2w5c creates [data-web-b2w5c]
+	// new pod web-vt5vm creates [data-web-vt5vm]
+}
