@@ -78,10 +78,10 @@ func (r *round) update() {
 	index := inplace.NewRevisionIndex(revisions)
 	r.actions = slices.Grow(r.actions, len(admitted))
 	for _, p := range admitted {
-		d := lifecycle.DecideUpdate(lifecycle.UpdateInput{
+		var d lifecycle.UpdateDecision
+		r.actions, d = lifecycle.AppendDecideUpdate(r.actions, lifecycle.UpdateInput{
 			CloneSet: cs, Pod: p, Target: podTarget, Revisions: revisions, Index: index, Gates: r.gates, Now: r.now,
 		})
-		r.emit(d.Actions...)
 		if d.Note != "" {
 			r.notes.add("%s", d.Note)
 		}
@@ -182,7 +182,7 @@ func (r *round) refreshPod(p *model.Pod, state string) refreshResult {
 		done, err := inplace.Completed(p, r.gates)
 		completed = done && err == nil
 	}
-	return refreshResult{patches: patches, wait: wait, actions: lifecycle.Refresh(r.cs, p, r.revs.update.Name, completed)}
+	return refreshResult{patches: patches, wait: wait, actions: lifecycle.RefreshInState(r.cs, p, state, r.revs.update.Name, completed)}
 }
 
 // waitingCount counts the observed pods not at the update revision.

@@ -23,12 +23,19 @@ func Completed(p *model.Pod, gates model.FeatureGates) (bool, error) {
 	if _, ok := p.Annotations[model.AnnotationInPlaceUpdateGraceLegacy]; ok {
 		return false, nil
 	}
-	state, ok, err := ParseState(p)
-	if err != nil {
-		return false, err
-	}
+	v, ok := p.InPlaceState()
 	if !ok {
 		return true, nil
+	}
+	// The common form of the annotation is read without building the state;
+	// it has no next batch.
+	var sv stateView
+	if scanState(v, &sv) {
+		return containersCompleted(p, sv.updateEnvFromMetadata, sv.updateResources, sv.records(), gates)
+	}
+	state, err := unmarshalState(p, v)
+	if err != nil {
+		return false, err
 	}
 	if state.HasNextBatch() {
 		return false, nil
@@ -56,32 +63,42 @@ func Completed(p *model.Pod, gates model.FeatureGates) (bool, error) {
 // An unparsable runtime-containers-meta annotation makes the check fail with an
 // error (upstream reads it first, whatever the state says).
 func ContainersCompleted(p *model.Pod, state *State, gates model.FeatureGates) (bool, error) {
+	return containersCompleted(p, state.UpdateEnvFromMetadata, state.UpdateResources, &records{m: state.LastContainerStatuses}, gates)
+}
+
+// containersCompleted is ContainersCompleted of a state whose
+// updateEnvFromMetadata, updateResources and lastContainerStatuses are given.
+func containersCompleted(p *model.Pod, updateEnvFromMetadata, updateResources bool, recs *records, gates model.FeatureGates) (bool, error) {
 	meta, err := parseRuntimeMeta(p)
 	if err != nil {
 		return false, err
 	}
-	if state.UpdateEnvFromMetadata {
+	if updateEnvFromMetadata {
 		if meta == nil || !containerIDsConsistent(p, meta) {
 			return false, nil
 		}
 	}
-	if gates.InPlaceWorkloadVerticalScaling && state.UpdateResources && !resizeCompleted(p) {
+	if gates.InPlaceWorkloadVerticalScaling && updateResources && !resizeCompleted(p) {
 		return false, nil
 	}
 	// Every recorded container must have a status; the first status of each
 	// recorded name is checked (this runs for every pod of a round: no map).
+	n := recs.len()
+	if n == 0 {
+		return true, nil
+	}
 	seen := 0
 	for i, cs := range p.Status.ContainerStatuses {
-		rec, recorded := state.LastContainerStatuses[cs.Name]
+		id, recorded := recs.get(cs.Name)
 		if !recorded || statusNamedBefore(p.Status.ContainerStatuses[:i], cs.Name) {
 			continue
 		}
-		if rec.ImageID == cs.ImageID && specImage(p, cs.Name) != cs.Image {
+		if id == cs.ImageID && specImage(p, cs.Name) != cs.Image {
 			return false, nil
 		}
 		seen++
 	}
-	return seen == len(state.LastContainerStatuses), nil
+	return seen == n, nil
 }
 
 // specImage is the image of the last spec container named name, with

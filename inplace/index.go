@@ -14,7 +14,11 @@ type RevisionIndex struct {
 	sorted    []*model.Revision
 	old       map[string]*model.Revision // OldRevision by controller-revision-hash value
 	found     map[string]*model.Revision // FindRevision by name
-	specs     map[specKey]specEntry
+	specs     map[specKey]*specEntry
+	// last is the entry of the latest Calculate or Summary: the pods of a
+	// round mostly ask for the same pair.
+	last    *specEntry
+	lastKey specKey
 }
 
 type specKey struct {
@@ -36,7 +40,7 @@ func NewRevisionIndex(revisions []*model.Revision) *RevisionIndex {
 		sorted:    model.SortRevisions(revisions),
 		old:       map[string]*model.Revision{},
 		found:     map[string]*model.Revision{},
-		specs:     map[specKey]specEntry{},
+		specs:     map[specKey]*specEntry{},
 	}
 }
 
@@ -77,21 +81,23 @@ func (x *RevisionIndex) Calculate(old, target *model.Revision, opts Options) Spe
 // Summary is Calculate(old, target, opts).Summary(), computed once per pair
 // and options.
 func (x *RevisionIndex) Summary(old, target *model.Revision, opts Options) string {
-	k := specKey{old, target, opts}
 	e := x.entry(old, target, opts)
 	if !e.summed {
 		e.summary, e.summed = e.spec.Summary(), true
-		x.specs[k] = e
 	}
 	return e.summary
 }
 
-func (x *RevisionIndex) entry(old, target *model.Revision, opts Options) specEntry {
+func (x *RevisionIndex) entry(old, target *model.Revision, opts Options) *specEntry {
 	k := specKey{old, target, opts}
+	if x.last != nil && x.lastKey == k {
+		return x.last
+	}
 	e, ok := x.specs[k]
 	if !ok {
-		e = specEntry{spec: Calculate(old, target, opts)}
+		e = &specEntry{spec: Calculate(old, target, opts)}
 		x.specs[k] = e
 	}
+	x.last, x.lastKey = e, k
 	return e
 }

@@ -41,26 +41,22 @@ func Refresh(p *model.Pod, gates model.FeatureGates, now time.Time) ([]model.Act
 	if p.GraceValue() != "" {
 		return finishGrace(p, now)
 	}
-	state, ok, err := ParseState(p)
-	if err != nil {
-		return nil, 0, err
-	}
-	if ok {
-		if done, _ := ContainersCompleted(p, state, gates); !done {
-			return nil, 0, nil
-		}
-		if state.HasNextBatch() {
-			if !preCheckPassed(p, state.PreCheckBeforeNext) {
+	if v, ok := p.InPlaceState(); ok {
+		// The common form of the annotation (a finished or running update
+		// of images) is read without building the state; it has no next
+		// batch.
+		var sv stateView
+		if scanState(v, &sv) {
+			if done, _ := containersCompleted(p, sv.updateEnvFromMetadata, sv.updateResources, sv.records(), gates); !done {
 				return nil, 0, nil
 			}
-			if len(state.NextContainerImages) > 0 || len(state.NextContainerRefMetadata) > 0 {
-				ch := change{images: state.NextContainerImages, refMeta: state.NextContainerRefMetadata, resources: state.NextContainerResources}
-				a, err := applyChange(p, *state, ch, now, false)
-				if err != nil {
-					return nil, 0, err
-				}
-				a.Reason = "apply the next in-place update batch: " + a.Reason
-				return []model.Action{a}, 0, nil
+		} else {
+			state, err := unmarshalState(p, v)
+			if err != nil {
+				return nil, 0, err
+			}
+			if a, stop, err := refreshState(p, state, gates, now); stop {
+				return a, 0, err
 			}
 		}
 	}
@@ -76,6 +72,31 @@ func Refresh(p *model.Pod, gates model.FeatureGates, now time.Time) ([]model.Act
 		}
 	}
 	return nil, 0, nil
+}
+
+// refreshState is step 2 of Refresh for a pod with the given state; stop
+// tells whether the bookkeeping ends there with the given actions or error.
+func refreshState(p *model.Pod, state *State, gates model.FeatureGates, now time.Time) (_ []model.Action, stop bool, _ error) {
+	if done, _ := ContainersCompleted(p, state, gates); !done {
+		return nil, true, nil
+	}
+	if !state.HasNextBatch() {
+		return nil, false, nil
+	}
+	if !preCheckPassed(p, state.PreCheckBeforeNext) {
+		return nil, true, nil
+	}
+	if len(state.NextContainerImages) == 0 && len(state.NextContainerRefMetadata) == 0 {
+		// A batch of resources only is never applied (UO 11.6).
+		return nil, false, nil
+	}
+	ch := change{images: state.NextContainerImages, refMeta: state.NextContainerRefMetadata, resources: state.NextContainerResources}
+	a, err := applyChange(p, *state, ch, now, false)
+	if err != nil {
+		return nil, true, err
+	}
+	a.Reason = "apply the next in-place update batch: " + a.Reason
+	return []model.Action{a}, true, nil
 }
 
 // GraceRemaining returns how long the pod's grace period still runs at now, rounded

@@ -202,11 +202,18 @@ func ParseState(p *model.Pod) (state *State, ok bool, err error) {
 	if s, ok := parseStateFast(v); ok {
 		return s, true, nil
 	}
+	s, err := unmarshalState(p, v)
+	return s, true, err
+}
+
+// unmarshalState reads the state annotation value v of pod p with
+// json.Unmarshal (the general path of ParseState).
+func unmarshalState(p *model.Pod, v string) (*State, error) {
 	s := &State{}
 	if err := json.Unmarshal([]byte(v), s); err != nil {
-		return nil, true, fmt.Errorf("pod %s: unparsable in-place update state annotation: %w", p.Name, err)
+		return nil, fmt.Errorf("pod %s: unparsable in-place update state annotation: %w", p.Name, err)
 	}
-	return s, true, nil
+	return s, nil
 }
 
 // ParsePending reads the pod's grace annotation (the new key, else the legacy key).

@@ -2,8 +2,7 @@ package lifecycle
 
 import (
 	"encoding/json"
-	"sort"
-	"strings"
+	"slices"
 	"time"
 
 	"github.com/clonecore/cloneset/model"
@@ -140,32 +139,50 @@ func CreateLifecycle(now time.Time) (labels, annotations map[string]string) {
 		map[string]string{model.AnnotationLifecycleTimestamp: now.UTC().Truncate(time.Second).Format(time.RFC3339)}
 }
 
-// hookMarkers describes the markers of a hook, labels sorted by key (D10), for
-// reason texts: "labels a=1, b=2; finalizers x".
-func hookMarkers(h *model.LifecycleHook) string {
-	if h == nil {
-		return "none"
+// withMarkers is prefix + the description of the markers of hook h + suffix,
+// built with one allocation. The description, for reason texts, lists the
+// labels sorted by key (D10), then the finalizers: "labels a=1, b=2;
+// finalizers x" ("none" for an absent hook or one without handlers).
+func withMarkers(prefix string, h *model.LifecycleHook, suffix string) string {
+	var buf [256]byte
+	b := appendHookMarkers(append(buf[:0], prefix...), h)
+	return string(append(b, suffix...))
+}
+
+// appendHookMarkers appends the description of the markers of hook h to b
+// (see withMarkers).
+func appendHookMarkers(b []byte, h *model.LifecycleHook) []byte {
+	if h == nil || len(h.LabelsHandler) == 0 && len(h.FinalizersHandler) == 0 {
+		return append(b, "none"...)
 	}
-	var parts []string
 	if len(h.LabelsHandler) > 0 {
-		keys := make([]string, 0, len(h.LabelsHandler))
+		var keysBuf [8]string
+		keys := keysBuf[:0]
 		for k := range h.LabelsHandler {
 			keys = append(keys, k)
 		}
-		sort.Strings(keys)
-		xs := make([]string, len(keys))
+		slices.Sort(keys)
+		b = append(b, "labels "...)
 		for i, k := range keys {
-			xs[i] = k + "=" + h.LabelsHandler[k]
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = append(append(append(b, k...), '='), h.LabelsHandler[k]...)
 		}
-		parts = append(parts, "labels "+strings.Join(xs, ", "))
+		if len(h.FinalizersHandler) > 0 {
+			b = append(b, "; "...)
+		}
 	}
 	if len(h.FinalizersHandler) > 0 {
-		parts = append(parts, "finalizers "+strings.Join(h.FinalizersHandler, ", "))
+		b = append(b, "finalizers "...)
+		for i, f := range h.FinalizersHandler {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = append(b, f...)
+		}
 	}
-	if len(parts) == 0 {
-		return "none"
-	}
-	return strings.Join(parts, "; ")
+	return b
 }
 
 // withKey appends the not-ready key effect to a reason.

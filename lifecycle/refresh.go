@@ -29,8 +29,19 @@ func Refresh(cs *model.CloneSet, p *model.Pod, updateRevision string, completed 
 	if cs == nil || p == nil {
 		return nil
 	}
+	return RefreshInState(cs, p, p.LifecycleState(), updateRevision, completed)
+}
+
+// RefreshInState is Refresh for a caller that has already read the pod's
+// lifecycle state label: state must be p.LifecycleState() (the label value,
+// "" when absent). It saves reading the label again; the actions are those of
+// Refresh(cs, p, updateRevision, completed).
+func RefreshInState(cs *model.CloneSet, p *model.Pod, state, updateRevision string, completed bool) []model.Action {
+	if cs == nil || p == nil {
+		return nil
+	}
 	var out []model.Action
-	if a, ok := refreshTransition(cs, p, updateRevision, completed); ok {
+	if a, ok := refreshTransition(cs, p, state, updateRevision, completed); ok {
 		out = append(out, a)
 	}
 	if _, ok := p.Labels[model.LabelPodTemplateHash]; !ok {
@@ -44,13 +55,13 @@ func Refresh(cs *model.CloneSet, p *model.Pod, updateRevision string, completed 
 	return out
 }
 
-func refreshTransition(cs *model.CloneSet, p *model.Pod, updateRevision string, completed bool) (model.Action, bool) {
+// refreshTransition is the transition of a pod in lifecycle state from, if any.
+func refreshTransition(cs *model.CloneSet, p *model.Pod, from, updateRevision string, completed bool) (model.Action, bool) {
 	l := cs.Spec.Lifecycle
 	var hip, hpn *model.LifecycleHook
 	if l != nil {
 		hip, hpn = l.InPlaceUpdate, l.PreNormal
 	}
-	from := p.LifecycleState()
 	var to, why string
 	switch from {
 	case model.StatePreparingNormal:
@@ -58,7 +69,7 @@ func refreshTransition(cs *model.CloneSet, p *model.Pod, updateRevision string, 
 		case hpn == nil && p.IsScheduled():
 			to, why = model.StateNormal, "pod scheduled, no preNormal hook"
 		case hpn != nil && AllHooked(hpn, p):
-			to, why = model.StateNormal, "preNormal hook satisfied (markers "+hookMarkers(hpn)+")"
+			to, why = model.StateNormal, withMarkers("preNormal hook satisfied (markers ", hpn, ")")
 			if !p.IsScheduled() {
 				why += ", scheduling not required"
 			}
@@ -83,7 +94,7 @@ func refreshTransition(cs *model.CloneSet, p *model.Pod, updateRevision string, 
 			why += "; lifecycle set without an inPlaceUpdate hook: Updated now, Normal next round [quirk]"
 		case l != nil && !AllHooked(hip, p):
 			to = model.StateUpdated
-			why += "; inPlaceUpdate hook not all hooked (markers " + hookMarkers(hip) + "), wait in Updated"
+			why += withMarkers("; inPlaceUpdate hook not all hooked (markers ", hip, "), wait in Updated")
 		case l == nil:
 			to = model.StateNormal
 			why += "; no lifecycle"

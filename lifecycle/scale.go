@@ -33,13 +33,13 @@ func RemovePod(cs *model.CloneSet, p *model.Pod, deletePVCs []string, reason str
 			return []model.Action{{
 				Type: model.ActionSetLifecycleState, Pod: p.Name,
 				From: from, To: from, MarkPodNotReady: true,
-				Reason: withKey(reason+": still hooked by preDelete (markers "+hookMarkers(l.PreDelete)+"), stays in PreparingDelete; not-ready key missing", eff, key, from),
+				Reason: withKey(withMarkers(reason+": still hooked by preDelete (markers ", l.PreDelete, "), stays in PreparingDelete; not-ready key missing"), eff, key, from),
 			}}, false
 		}
 		return []model.Action{{
 			Type: model.ActionSetLifecycleState, Pod: p.Name,
 			From: from, To: model.StatePreparingDelete, MarkPodNotReady: eff,
-			Reason: withKey(reason+": preDelete hook (markers "+hookMarkers(l.PreDelete)+"), wait in PreparingDelete instead of deleting", eff, key, model.StatePreparingDelete),
+			Reason: withKey(withMarkers(reason+": preDelete hook (markers ", l.PreDelete, "), wait in PreparingDelete instead of deleting"), eff, key, model.StatePreparingDelete),
 		}}, true
 	}
 	why := reason

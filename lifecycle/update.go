@@ -3,6 +3,7 @@ package lifecycle
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/clonecore/cloneset/inplace"
@@ -130,17 +131,43 @@ func GracePeriodSeconds(cs *model.CloneSet) int32 {
 // (update-and-ordering 2.5): DecideUpdate returns an error for it and no action.
 // UpdatePodInPlace carries gracePeriodSeconds, and RequeueAfter is set to it (R4).
 func DecideUpdate(in UpdateInput) UpdateDecision {
+	d, a := decideUpdate(in)
+	if a.Type != "" {
+		d.Actions = []model.Action{a}
+	}
+	return d
+}
+
+// AppendDecideUpdate is DecideUpdate(in) with the decision's action (there is
+// at most one) appended to dst instead of put in a slice of its own: it
+// returns the extended dst and the decision. A caller collecting the actions
+// of many decisions, as the planner does, saves an allocation and a copy per
+// decision. The decision is DecideUpdate(in)'s, except that its Actions, when
+// there is an action, is the last element of the returned slice, with no room
+// to grow (appending to it cannot overwrite dst).
+func AppendDecideUpdate(dst []model.Action, in UpdateInput) ([]model.Action, UpdateDecision) {
+	d, a := decideUpdate(in)
+	if a.Type != "" {
+		dst = append(dst, a)
+		d.Actions = dst[len(dst)-1 : len(dst) : len(dst)]
+	}
+	return dst, d
+}
+
+// decideUpdate is DecideUpdate with the action of the decision apart (no
+// action when its Type is empty) and the decision's Actions unset.
+func decideUpdate(in UpdateInput) (UpdateDecision, model.Action) {
 	cs, p := in.CloneSet, in.Pod
 	if cs == nil || p == nil {
-		return UpdateDecision{Err: errors.New("update decision without a CloneSet or a pod"), Note: "nothing to decide"}
+		return UpdateDecision{Err: errors.New("update decision without a CloneSet or a pod"), Note: "nothing to decide"}, model.Action{}
 	}
 	state := p.LifecycleState()
 	if state == model.StatePreparingDelete {
 		return UpdateDecision{
 			Rule: RuleNotCandidate,
 			Err:  fmt.Errorf("not allowed to update pod %s in state %s", p.Name, state),
-			Note: fmt.Sprintf("pod %s is in PreparingDelete, which is never updated (update-and-ordering 2.5)", p.Name),
-		}
+			Note: "pod " + p.Name + " is in PreparingDelete, which is never updated (update-and-ordering 2.5)",
+		}, model.Action{}
 	}
 	policy := Policy(cs)
 	recreateWhy := "policy " + model.PolicyReCreate
@@ -156,9 +183,9 @@ func DecideUpdate(in UpdateInput) UpdateDecision {
 			spec = inplace.Calculate(old, target, opts)
 		}
 		if old == nil {
-			spec.Reason = fmt.Sprintf("old revision %s not found", quoteRevision(p.RevisionLabel()))
+			spec.Reason = "old revision " + quoteRevision(p.RevisionLabel()) + " not found"
 		} else if target == nil {
-			spec.Reason = fmt.Sprintf("target revision %s not found", quoteRevision(in.Target))
+			spec.Reason = "target revision " + quoteRevision(in.Target) + " not found"
 		}
 		if spec.Feasible {
 			var summary string
@@ -167,33 +194,32 @@ func DecideUpdate(in UpdateInput) UpdateDecision {
 			} else {
 				summary = spec.Summary()
 			}
-			d := inPlaceLifecycle(in, old, summary)
+			d, a := inPlaceLifecycle(in, state, old, summary)
 			d.InPlace = spec
-			return d
+			return d, a
 		}
 		if policy == model.PolicyInPlaceOnly {
 			return UpdateDecision{
 				Rule:    RuleInPlaceOnly,
 				Err:     fmt.Errorf(errInPlaceOnlyFormat, p.Name),
-				Note:    fmt.Sprintf("InPlaceOnly: pod %s cannot be updated in place: %s", p.Name, spec.Reason),
+				Note:    "InPlaceOnly: pod " + p.Name + " cannot be updated in place: " + spec.Reason,
 				InPlace: spec,
-			}
+			}, model.Action{}
 		}
 		recreateWhy = "not possible in place: " + spec.Reason
 	}
 	d := UpdateDecision{InPlace: spec}
 	if p.HasSpecifiedDeleteLabel() {
 		d.Rule = RuleRecreateMarked
-		d.Note = fmt.Sprintf("pod %s is recreated (%s) but already carries %s: no action, still admitted", p.Name, recreateWhy, model.LabelSpecifiedDelete)
-		return d
+		d.Note = "pod " + p.Name + " is recreated (" + recreateWhy + ") but already carries " + model.LabelSpecifiedDelete + ": no action, still admitted"
+		return d, model.Action{}
 	}
 	d.Rule = RuleRecreate
-	d.Actions = []model.Action{{
+	d.Note = "pod " + p.Name + " is marked " + model.LabelSpecifiedDelete + " to be recreated at " + in.Target + " (" + recreateWhy + ")"
+	return d, model.Action{
 		Type: model.ActionRecreatePod, Pod: p.Name, ToRevision: in.Target,
 		Reason: "rolling update: recreate (" + recreateWhy + ")",
-	}}
-	d.Note = fmt.Sprintf("pod %s is marked %s to be recreated at %s (%s)", p.Name, model.LabelSpecifiedDelete, in.Target, recreateWhy)
-	return d
+	}
 }
 
 func quoteRevision(s string) string {
@@ -203,66 +229,70 @@ func quoteRevision(s string) string {
 	return s
 }
 
-// inPlaceLifecycle acts on a pod that can be updated in place, by its state;
-// summary is the summary of the in-place update spec.
-func inPlaceLifecycle(in UpdateInput, old *model.Revision, summary string) UpdateDecision {
+// inPlaceLifecycle acts on a pod that can be updated in place, by its
+// lifecycle state state; summary is the summary of the in-place update spec.
+// It returns the decision and its action apart, as decideUpdate.
+func inPlaceLifecycle(in UpdateInput, state string, old *model.Revision, summary string) (UpdateDecision, model.Action) {
 	cs, p := in.CloneSet, in.Pod
 	l := cs.Spec.Lifecycle
 	var hip *model.LifecycleHook
 	if l != nil {
 		hip = l.InPlaceUpdate
 	}
-	hooked := l != nil && AnyHooked(hip, p)
-	state := p.LifecycleState()
-	toPreparingUpdate := func(rule, why string) UpdateDecision {
-		eff, key := NotReadyEffect(p, model.StatePreparingUpdate, markPodNotReady(hip))
-		reason := withKey(why, eff, key, model.StatePreparingUpdate)
-		return UpdateDecision{
-			Rule: rule,
-			Actions: []model.Action{{
-				Type: model.ActionSetLifecycleState, Pod: p.Name,
-				From: state, To: model.StatePreparingUpdate, MarkPodNotReady: eff, Reason: reason,
-			}},
-			Note: fmt.Sprintf("pod %s (%s) enters PreparingUpdate before its in-place update to %s: %s", p.Name, stateName(state), in.Target, reason),
-		}
-	}
 	switch state {
 	case "", model.StatePreparingNormal, model.StateNormal:
-		if hooked {
-			return toPreparingUpdate(RuleT3, "in-place update: inPlaceUpdate hook present (markers "+hookMarkers(hip)+"), wait in PreparingUpdate")
+		if l != nil && AnyHooked(hip, p) {
+			return toPreparingUpdate(in, state, hip, RuleT3, withMarkers("in-place update: inPlaceUpdate hook present (markers ", hip, "), wait in PreparingUpdate"))
 		}
-		d := updateInPlace(in, old, summary, RuleT4)
+		d, a := updateInPlace(in, state, old, summary, RuleT4)
 		if state == model.StatePreparingNormal {
 			d.Note += " [quirk: a PreparingNormal pod is updated without its preNormal hook being checked again]"
 		}
-		return d
+		return d, a
 	case model.StateUpdated:
 		if hip == nil {
-			return UpdateDecision{Rule: RuleT9n, Note: fmt.Sprintf("pod %s is Updated and there is no inPlaceUpdate hook: nothing this round (refresh moves it to Normal)", p.Name)}
+			return UpdateDecision{Rule: RuleT9n, Note: "pod " + p.Name + " is Updated and there is no inPlaceUpdate hook: nothing this round (refresh moves it to Normal)"}, model.Action{}
 		}
-		d := toPreparingUpdate(RuleT9, "in-place update of an Updated pod: back to PreparingUpdate, re-adding the inPlaceUpdate hook markers ("+hookMarkers(hip)+")")
+		d, a := toPreparingUpdate(in, state, hip, RuleT9, withMarkers("in-place update of an Updated pod: back to PreparingUpdate, re-adding the inPlaceUpdate hook markers (", hip, ")"))
 		// W2 re-applies the hook: its labels and finalizers travel with the action.
 		if len(hip.LabelsHandler) > 0 {
-			d.Actions[0].SetLabels = make(map[string]string, len(hip.LabelsHandler))
+			a.SetLabels = make(map[string]string, len(hip.LabelsHandler))
 			for k, v := range hip.LabelsHandler {
-				d.Actions[0].SetLabels[k] = v
+				a.SetLabels[k] = v
 			}
 		}
-		d.Actions[0].AddFinalizers = append([]string(nil), hip.FinalizersHandler...)
-		return d
+		a.AddFinalizers = append([]string(nil), hip.FinalizersHandler...)
+		return d, a
 	case model.StatePreparingUpdate:
-		if hooked {
+		if l != nil && AnyHooked(hip, p) {
 			return UpdateDecision{Rule: RuleT5w, Wait: true,
-				Note: fmt.Sprintf("pod %s waits in PreparingUpdate: still hooked by inPlaceUpdate (markers %s)", p.Name, hookMarkers(hip))}
+				Note: withMarkers("pod "+p.Name+" waits in PreparingUpdate: still hooked by inPlaceUpdate (markers ", hip, ")")}, model.Action{}
 		}
-		return updateInPlace(in, old, summary, RuleT5)
+		return updateInPlace(in, state, old, summary, RuleT5)
 	case model.StateUpdating:
-		return updateInPlace(in, old, summary, RuleT10)
+		return updateInPlace(in, state, old, summary, RuleT10)
 	}
 	return UpdateDecision{
 		Rule: RuleTErr,
 		Err:  fmt.Errorf("not allowed to in-place update pod %s in state %s", p.Name, state),
 		Note: fmt.Sprintf("pod %s is in lifecycle state %q, which forbids an in-place update", p.Name, state),
+	}, model.Action{}
+}
+
+// toPreparingUpdate moves a pod in lifecycle state state to PreparingUpdate
+// before its in-place update (T3, T9); why is the reason. It returns the
+// decision and its action apart, as decideUpdate.
+func toPreparingUpdate(in UpdateInput, state string, hip *model.LifecycleHook, rule, why string) (UpdateDecision, model.Action) {
+	p := in.Pod
+	eff, key := NotReadyEffect(p, model.StatePreparingUpdate, markPodNotReady(hip))
+	reason := withKey(why, eff, key, model.StatePreparingUpdate)
+	d := UpdateDecision{
+		Rule: rule,
+		Note: "pod " + p.Name + " (" + stateName(state) + ") enters PreparingUpdate before its in-place update to " + in.Target + ": " + reason,
+	}
+	return d, model.Action{
+		Type: model.ActionSetLifecycleState, Pod: p.Name,
+		From: state, To: model.StatePreparingUpdate, MarkPodNotReady: eff, Reason: reason,
 	}
 }
 
@@ -273,26 +303,31 @@ func stateName(s string) string {
 	return s
 }
 
-func updateInPlace(in UpdateInput, old *model.Revision, summary, rule string) UpdateDecision {
+// updateInPlace updates a pod in lifecycle state state in place from
+// revision old (T4, T5, T10). It returns the decision and its action apart,
+// as decideUpdate.
+func updateInPlace(in UpdateInput, state string, old *model.Revision, summary, rule string) (UpdateDecision, model.Action) {
 	p := in.Pod
 	g := GracePeriodSeconds(in.CloneSet)
-	reason := "rolling update in place: " + summary
+	var reason string
 	if g > 0 {
-		reason += fmt.Sprintf("; grace period %ds", g)
+		reason = "rolling update in place: " + summary + "; grace period " + strconv.FormatInt(int64(g), 10) + "s"
+	} else {
+		reason = "rolling update in place: " + summary
 	}
 	d := UpdateDecision{
 		Rule: rule,
-		Actions: []model.Action{{
-			Type: model.ActionUpdatePodInPlace, Pod: p.Name,
-			FromRevision: old.Name, ToRevision: in.Target, GracePeriodSeconds: g, Reason: reason,
-		}},
-		Note: fmt.Sprintf("pod %s (%s) is updated in place from %s to %s: %s", p.Name, stateName(p.LifecycleState()), old.Name, in.Target, summary),
+		Note: "pod " + p.Name + " (" + stateName(state) + ") is updated in place from " + old.Name + " to " + in.Target + ": " + summary,
+	}
+	a := model.Action{
+		Type: model.ActionUpdatePodInPlace, Pod: p.Name,
+		FromRevision: old.Name, ToRevision: in.Target, GracePeriodSeconds: g, Reason: reason,
 	}
 	if l := model.RevisionLabelValue(in.Target, in.Gates); l != in.Target {
-		d.Actions[0].RevisionLabel = l
+		a.RevisionLabel = l
 	}
 	if g > 0 {
 		d.RequeueAfter = time.Duration(g) * time.Second
 	}
-	return d
+	return d, a
 }
