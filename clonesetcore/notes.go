@@ -9,7 +9,11 @@ type notes struct {
 }
 
 func (n *notes) add(format string, args ...any) {
-	s := fmt.Sprintf(format, args...)
+	n.addText(fmt.Sprintf(format, args...))
+}
+
+// addText adds a note already written.
+func (n *notes) addText(s string) {
 	if n.seen == nil {
 		n.seen = map[string]bool{}
 	}
@@ -22,7 +26,7 @@ func (n *notes) add(format string, args ...any) {
 
 func (n *notes) addAll(list []string) {
 	for _, s := range list {
-		n.add("%s", s)
+		n.addText(s)
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clonecore/cloneset/inplace"
+	"github.com/clonecore/cloneset/lifecycle"
 	"github.com/clonecore/cloneset/model"
 	"github.com/clonecore/cloneset/ordering"
 	"github.com/clonecore/cloneset/partition"
@@ -156,6 +158,9 @@ type podInfo struct {
 	available bool   // model.Pod.IsAvailable(minReadySeconds, now)
 	ready     bool   // model.Pod.IsStatusReady
 	inGrace   bool   // in an in-place grace period (model.Pod.GraceValue)
+	// refresh is false when the refresh step has nothing to do for the pod
+	// (inplace.RefreshNeeded, lifecycle.RefreshNeeded).
+	refresh bool
 }
 
 // podKind is what a pod of the scenario is to the round.
@@ -200,13 +205,16 @@ func (r *round) classify(p *model.Pod, selector model.LabelMatcher) podKind {
 func (r *round) read(p *model.Pod) podInfo {
 	state := p.LifecycleState()
 	statusReady, updateReady := p.Readiness(r.cs.Spec.MinReadySeconds, r.now)
+	inGrace := p.GraceValue() != ""
+	_, hasHash := p.Labels[model.LabelPodTemplateHash]
 	return podInfo{
 		state:     state,
 		updated:   model.RevisionMatches(p.RevisionLabel(), r.revs.update.Name),
 		specified: p.HasSpecifiedDeleteLabel(),
 		available: (state == "" || state == model.StateNormal) && updateReady, // model.Pod.IsAvailable
 		ready:     statusReady,
-		inGrace:   p.GraceValue() != "",
+		inGrace:   inGrace,
+		refresh:   inGrace || lifecycle.RefreshNeeded(state, hasHash) || inplace.RefreshNeeded(p),
 	}
 }
 

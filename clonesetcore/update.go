@@ -50,14 +50,15 @@ func (r *round) update() {
 	}
 	r.noteOrderPriority(ru, cands)
 	// AllPods only feeds counts: the scenario's order reads it sequentially.
-	sorted := ordering.SortForUpdate(r.candidatesByInput(cands, forward), ordering.UpdateOptions{RollingUpdate: ru, AllPods: r.byInput.observed})
+	byInput, states := r.candidatesByInput(cands, forward)
+	sorted := ordering.SortForUpdate(byInput, ordering.UpdateOptions{RollingUpdate: ru, AllPods: r.byInput.observed, LifecycleStates: states})
 	ordered := make([]*model.Pod, len(sorted))
 	for i, x := range sorted {
 		ordered[i] = x.Pod
 	}
 	admitted, why := r.limitUpdates(ordered, abs(b.UpdateNum), b.UpdateMaxUnavailable, target.Name)
 	if why != "" {
-		r.notes.add("%s", why)
+		r.notes.addText(why)
 	}
 	// The per-pod step receives the update revision even in a roll-back: the
 	// real controller's in-place path then re-applies the update revision (an
@@ -83,7 +84,7 @@ func (r *round) update() {
 			CloneSet: cs, Pod: p, Target: podTarget, Revisions: revisions, Index: index, Gates: r.gates, Now: r.now,
 		})
 		if d.Note != "" {
-			r.notes.add("%s", d.Note)
+			r.notes.addText(d.Note)
 		}
 		r.push(d.RequeueAfter)
 		if d.Err != nil {
@@ -137,8 +138,9 @@ func (r *round) refresh() bool {
 	// memory), and their results are applied in canonical order.
 	results := make([]refreshResult, len(r.observed))
 	for j, p := range r.byInput.observed {
-		i := r.byInput.position[j]
-		results[i] = r.refreshPod(p, r.info[i].state)
+		if i := r.byInput.position[j]; r.info[i].refresh { // else nothing to do (read)
+			results[i] = r.refreshPod(p, r.info[i].state)
+		}
 	}
 	changed := false
 	for i, p := range r.observed {
@@ -216,18 +218,27 @@ func (r *round) candidates(forward bool) []*model.Pod {
 
 // candidatesByInput are the candidates in the scenario's order when no two
 // pods share a name (the update order then does not depend on the order of
-// its input, and reads the pods sequentially); else candidates.
-func (r *round) candidatesByInput(cands []*model.Pod, forward bool) []*model.Pod {
+// its input, and reads the pods sequentially); else candidates. states are
+// their lifecycle states, as read by classifyPods.
+func (r *round) candidatesByInput(cands []*model.Pod, forward bool) (pods []*model.Pod, states []string) {
 	if !r.uniqueNames {
-		return cands
+		states = make([]string, 0, len(cands))
+		for _, in := range r.info { // the selection of candidates
+			if candidate(in, forward) == isCandidate {
+				states = append(states, in.state)
+			}
+		}
+		return cands, states
 	}
-	out := make([]*model.Pod, 0, len(cands))
+	pods = make([]*model.Pod, 0, len(cands))
+	states = make([]string, 0, len(cands))
 	for j, p := range r.byInput.observed {
-		if candidate(r.info[r.byInput.position[j]], forward) == isCandidate {
-			out = append(out, p)
+		if in := r.info[r.byInput.position[j]]; candidate(in, forward) == isCandidate {
+			pods = append(pods, p)
+			states = append(states, in.state)
 		}
 	}
-	return out
+	return pods, states
 }
 
 // Answers of candidate.

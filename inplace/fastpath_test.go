@@ -389,3 +389,31 @@ func TestRefreshMatchesReferenceTable(t *testing.T) {
 		}
 	}
 }
+
+// When RefreshNeeded says no, Refresh does nothing, whatever the gates and
+// the time; the generator reaches both answers.
+func TestPropertyRefreshNeeded(t *testing.T) {
+	var skipped, needed int
+	rapid.Check(t, func(t *rapid.T) {
+		p := drawRefPod(t)
+		if rapid.IntRange(0, 2).Draw(t, "bare") == 0 { // no state, no grace
+			delete(p.Annotations, model.AnnotationInPlaceUpdateState)
+			delete(p.Annotations, model.AnnotationInPlaceUpdateStateLegacy)
+			delete(p.Annotations, model.AnnotationInPlaceUpdateGrace)
+			delete(p.Annotations, model.AnnotationInPlaceUpdateGraceLegacy)
+		}
+		if RefreshNeeded(p) {
+			needed++
+			return
+		}
+		skipped++
+		gates := model.FeatureGates{InPlaceWorkloadVerticalScaling: rapid.Bool().Draw(t, "vertical")}
+		now := refNow.Add(time.Duration(rapid.IntRange(-3600, 3600).Draw(t, "shift")) * time.Second)
+		if acts, wait, err := Refresh(p, gates, now); acts != nil || wait != 0 || err != nil {
+			t.Fatalf("RefreshNeeded is false but Refresh = %+v, %v, %v", acts, wait, err)
+		}
+	})
+	if skipped == 0 || needed == 0 {
+		t.Fatalf("the generator reached skipped=%d needed=%d: both answers must be checked", skipped, needed)
+	}
+}

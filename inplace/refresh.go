@@ -10,6 +10,28 @@ import (
 	"github.com/clonecore/cloneset/model"
 )
 
+// RefreshNeeded reports whether Refresh can do anything for the pod. It is
+// false only when the pod has no in-place grace value, no in-place update
+// state annotation (under either key) and, if it lists the
+// InPlaceUpdateReady readiness gate, an InPlaceUpdateReady condition that is
+// already True with empty reason and message. Refresh then returns no action,
+// no wait and no error, whatever the gates and the time: a caller that reads
+// each pod once (while its maps are in the processor's cache) may decide
+// there to skip Refresh later.
+func RefreshNeeded(p *model.Pod) bool {
+	if p.GraceValue() != "" {
+		return true
+	}
+	if _, ok := p.InPlaceState(); ok {
+		return true
+	}
+	if !p.Spec.HasReadinessGate(model.ConditionInPlaceUpdateReady) {
+		return false
+	}
+	c := p.Condition(model.ConditionInPlaceUpdateReady)
+	return c == nil || c.Status != "True" || c.Reason != "" || c.Message != ""
+}
+
 // Refresh is the in-place bookkeeping of the refresh step for one pod
 // (update-and-ordering 2.2 (a), 4.6), evaluated at now. It returns the PatchPod
 // actions to apply (at most one), the requeue delay to push (R3 of

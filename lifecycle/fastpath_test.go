@@ -133,3 +133,33 @@ func TestPropertyWithMarkersMatchesReference(t *testing.T) {
 		}
 	})
 }
+
+// When RefreshNeeded says no, RefreshInState returns nothing, for every state
+// and CloneSet; the generator reaches both answers.
+func TestPropertyRefreshNeeded(t *testing.T) {
+	var skipped, needed int
+	rapid.Check(t, func(t *rapid.T) {
+		cs := drawCloneSet(t)
+		p := drawDecisionPod(t, "web-r")
+		if rapid.Bool().Draw(t, "noHashLabel") {
+			delete(p.Labels, model.LabelPodTemplateHash)
+		}
+		u := rapid.SampledFrom([]string{"web-1", "web-2", "2"}).Draw(t, "updateRevision")
+		completed := rapid.Bool().Draw(t, "completed")
+		for _, state := range append(allStates, "Unknown-State") {
+			setState(p, state)
+			_, hasHash := p.Labels[model.LabelPodTemplateHash]
+			if RefreshNeeded(state, hasHash) {
+				needed++
+				continue
+			}
+			skipped++
+			if got := RefreshInState(cs, p, state, u, completed); got != nil {
+				t.Fatalf("RefreshNeeded(%q, %v) is false but RefreshInState = %+v", state, hasHash, got)
+			}
+		}
+	})
+	if skipped == 0 || needed == 0 {
+		t.Fatalf("skipped=%d needed=%d: both answers must be checked", skipped, needed)
+	}
+}

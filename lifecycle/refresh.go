@@ -55,6 +55,20 @@ func RefreshInState(cs *model.CloneSet, p *model.Pod, state, updateRevision stri
 	return out
 }
 
+// RefreshNeeded reports whether RefreshInState can return an action for a
+// pod in lifecycle state state that carries (hasTemplateHash) or lacks the
+// pod-template-hash label key. It is false only for a state without a
+// transition ("", Normal, PreparingDelete or an unknown state) on a pod with
+// the label: a caller that reads each pod once may decide there to skip the
+// refresh later.
+func RefreshNeeded(state string, hasTemplateHash bool) bool {
+	switch state {
+	case model.StatePreparingNormal, model.StatePreparingUpdate, model.StateUpdating, model.StateUpdated:
+		return true
+	}
+	return !hasTemplateHash
+}
+
 // refreshTransition is the transition of a pod in lifecycle state from, if any.
 func refreshTransition(cs *model.CloneSet, p *model.Pod, from, updateRevision string, completed bool) (model.Action, bool) {
 	l := cs.Spec.Lifecycle

@@ -196,13 +196,13 @@ func TestPropComparatorsAreStrictTotalOrders(t *testing.T) {
 		}
 		uk := make([]*updKey, len(pods))
 		for i, p := range pods {
-			k := newUpdKey(p, i)
+			k := newUpdKey(p, i, p.LifecycleState())
 			k.setPriority(rapid.Int32Range(-1, 1).Draw(t, "level"), rapid.Int64Range(-1, 2).Draw(t, "prio"), k.prefix())
 			uk[i] = &k
 		}
 		checkStrictTotalOrder(t, uk, cmpUpdate)
 		if len(pods) > 1 {
-			dup := newUpdKey(pods[0], len(pods))
+			dup := newUpdKey(pods[0], len(pods), pods[0].LifecycleState())
 			dup.hi, dup.lo = uk[0].hi, uk[0].lo
 			checkStrictTotalOrder(t, append(slices.Clone(uk), &dup), cmpUpdate)
 		}
@@ -307,7 +307,17 @@ func TestPropSortForUpdate(t *testing.T) {
 
 		again := SortForUpdate(shuffled(t, cands, "in2"), UpdateOptions{RollingUpdate: ru, AllPods: shuffled(t, all, "all2")})
 		rerun := SortForUpdate(in, UpdateOptions{RollingUpdate: ru, AllPods: allIn})
-		for _, other := range [][]Ranked{again, rerun} {
+		// States given by the caller are those of the labels; a list of
+		// another length is ignored.
+		states := make([]string, len(in))
+		for i, p := range in {
+			if p != nil {
+				states[i] = p.LifecycleState()
+			}
+		}
+		given := SortForUpdate(in, UpdateOptions{RollingUpdate: ru, AllPods: allIn, LifecycleStates: states})
+		ignored := SortForUpdate(in, UpdateOptions{RollingUpdate: ru, AllPods: allIn, LifecycleStates: make([]string, len(in)+1)})
+		for _, other := range [][]Ranked{again, rerun, given, ignored} {
 			if !slices.Equal(got, other) {
 				t.Fatalf("differs:\n%v\n%v", names(got), names(other))
 			}

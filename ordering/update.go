@@ -17,6 +17,11 @@ type UpdateOptions struct {
 	// included). The scatter strategy's densities tM and tU count over it
 	// (7.2). Nil entries are skipped.
 	AllPods []*model.Pod
+	// LifecycleStates, when as long as the candidates, holds the lifecycle
+	// state label of each candidate (same order), for a caller that has read
+	// it already (model.Pod.LifecycleState); the pods' labels are then not read
+	// for it. Otherwise it is ignored.
+	LifecycleStates []string
 }
 
 // updKey holds every update-order key of one pod, computed once, the sort
@@ -57,7 +62,9 @@ const (
 	updPrefixWidth = 32
 )
 
-func newUpdKey(p *model.Pod, idx int) updKey {
+// newUpdKey reads the keys of candidate p, at input position idx, in
+// lifecycle state state.
+func newUpdKey(p *model.Pod, idx int, state string) updKey {
 	pre := uint64(phaseRank(p.Status.Phase)) << updPhaseShift
 	if p.Spec.NodeName != "" {
 		pre |= updScheduled
@@ -78,7 +85,7 @@ func newUpdKey(p *model.Pod, idx int) updKey {
 		sidecar:         uint32(maxKey31 - p.MaxSidecarRestarts()),
 		idx:             int32(idx),
 		scatter:         -1,
-		preparing:       p.LifecycleState() == model.StatePreparingUpdate,
+		preparing:       state == model.StatePreparingUpdate,
 	}
 	k.setPriority(0, 0, pre)
 	return k
@@ -244,11 +251,21 @@ func SortForUpdate(candidates []*model.Pod, opts UpdateOptions) []Ranked {
 	if len(terms) > 0 {
 		flags = scatterFlags{stride: len(candidates), bits: make([]uint8, len(terms)*len(candidates))}
 	}
+	states := opts.LifecycleStates
+	if len(states) != len(candidates) {
+		states = nil
+	}
 	for i, p := range candidates {
 		if p == nil {
 			continue
 		}
-		k := newUpdKey(p, i)
+		var state string
+		if states != nil {
+			state = states[i]
+		} else {
+			state = p.LifecycleState()
+		}
+		k := newUpdKey(p, i, state)
 		k.ki = int32(len(keys))
 		prio.apply(&k)
 		for t := range terms {
