@@ -50,11 +50,11 @@ func (r *round) update() {
 	}
 	r.noteOrderPriority(ru, cands)
 	// AllPods only feeds counts: the scenario's order reads it sequentially.
-	byInput, states := r.candidatesByInput(cands, forward)
+	byInput, at, states := r.candidatesByInput(cands, forward)
 	sorted := ordering.SortForUpdate(byInput, ordering.UpdateOptions{RollingUpdate: ru, AllPods: r.byInput.observed, LifecycleStates: states})
-	ordered := make([]*model.Pod, len(sorted))
+	ordered := make([]int, len(sorted)) // indexes in r.observed
 	for i, x := range sorted {
-		ordered[i] = x.Pod
+		ordered[i] = at[x.Index]
 	}
 	admitted, why := r.limitUpdates(ordered, abs(b.UpdateNum), b.UpdateMaxUnavailable, target.Name)
 	if why != "" {
@@ -136,15 +136,21 @@ func (r *round) revisionList() []*model.Revision {
 func (r *round) refresh() bool {
 	// The per-pod steps are pure: they run in input order (sequential
 	// memory), and their results are applied in canonical order.
-	results := make([]refreshResult, len(r.observed))
+	// Only the pods read as needing it are refreshed (podInfo.refresh).
+	type indexed struct {
+		i   int // index in r.observed
+		res refreshResult
+	}
+	var results []indexed
 	for j, p := range r.byInput.observed {
-		if i := r.byInput.position[j]; r.info[i].refresh { // else nothing to do (read)
-			results[i] = r.refreshPod(p, r.info[i].state)
+		if i := r.byInput.position[j]; r.info[i].refresh {
+			results = append(results, indexed{i, r.refreshPod(p, r.info[i].state)})
 		}
 	}
+	slices.SortFunc(results, func(a, b indexed) int { return a.i - b.i })
 	changed := false
-	for i, p := range r.observed {
-		res := &results[i]
+	for k := range results {
+		res, p := &results[k].res, r.observed[results[k].i]
 		if res.err != nil {
 			r.updateErr = res.err
 			r.notes.add("%v: the update phase aborts (FailedUpdate)", res.err)
@@ -218,27 +224,30 @@ func (r *round) candidates(forward bool) []*model.Pod {
 
 // candidatesByInput are the candidates in the scenario's order when no two
 // pods share a name (the update order then does not depend on the order of
-// its input, and reads the pods sequentially); else candidates. states are
-// their lifecycle states, as read by classifyPods.
-func (r *round) candidatesByInput(cands []*model.Pod, forward bool) (pods []*model.Pod, states []string) {
+// its input, and reads the pods sequentially); else candidates. at holds the
+// index in r.observed of each, states their lifecycle states.
+func (r *round) candidatesByInput(cands []*model.Pod, forward bool) (pods []*model.Pod, at []int, states []string) {
+	at = make([]int, 0, len(cands))
+	states = make([]string, 0, len(cands))
 	if !r.uniqueNames {
-		states = make([]string, 0, len(cands))
-		for _, in := range r.info { // the selection of candidates
+		for i, in := range r.info { // the selection of candidates
 			if candidate(in, forward) == isCandidate {
+				at = append(at, i)
 				states = append(states, in.state)
 			}
 		}
-		return cands, states
+		return cands, at, states
 	}
 	pods = make([]*model.Pod, 0, len(cands))
-	states = make([]string, 0, len(cands))
 	for j, p := range r.byInput.observed {
-		if in := r.info[r.byInput.position[j]]; candidate(in, forward) == isCandidate {
+		i := r.byInput.position[j]
+		if in := r.info[i]; candidate(in, forward) == isCandidate {
 			pods = append(pods, p)
+			at = append(at, i)
 			states = append(states, in.state)
 		}
 	}
-	return pods, states
+	return pods, at, states
 }
 
 // Answers of candidate.
@@ -263,14 +272,14 @@ func candidate(in podInfo, forward bool) int {
 	return isCandidate
 }
 
-// limitUpdates applies limitUpdateIndexes (update-and-ordering 3): the loop stops
-// at the first candidate that does not fit. It returns the admitted pods and,
-// when some were held back, a sentence saying why.
-func (r *round) limitUpdates(sorted []*model.Pod, n, maxUnavail int, target string) ([]*model.Pod, string) {
+// limitUpdates applies limitUpdateIndexes (update-and-ordering 3) to the
+// sorted candidates, given by index in r.observed: the loop stops at the
+// first candidate that does not fit. It returns the admitted pods and, when
+// some were held back, a sentence saying why.
+func (r *round) limitUpdates(sorted []int, n, maxUnavail int, target string) ([]*model.Pod, string) {
 	if n < len(sorted) {
 		sorted = sorted[:n]
 	}
-	m := r.cs.Spec.MinReadySeconds
 	unavail, unavailT := 0, 0
 	for i, p := range r.observed {
 		if in := r.info[i]; !in.available {
@@ -282,7 +291,7 @@ func (r *round) limitUpdates(sorted []*model.Pod, n, maxUnavail int, target stri
 	}
 	k := 0
 	why := ""
-	for _, p := range sorted {
+	for _, i := range sorted {
 		if unavailT+k >= maxUnavail {
 			if maxUnavail <= 0 {
 				why = budgetStallNote(r, maxUnavail)
@@ -291,7 +300,7 @@ func (r *round) limitUpdates(sorted []*model.Pod, n, maxUnavail int, target stri
 			}
 			break
 		}
-		if p.IsAvailable(m, r.now) {
+		if r.info[i].available { // model.Pod.IsAvailable
 			if unavail >= maxUnavail {
 				why = sprintf("update budget used up: %d pods unavailable, updateMaxUnavailable %d; %s wait", unavail, maxUnavail, plural(len(sorted)-k, "pod", "pods"))
 				break
@@ -300,7 +309,11 @@ func (r *round) limitUpdates(sorted []*model.Pod, n, maxUnavail int, target stri
 		}
 		k++
 	}
-	return sorted[:k], why
+	admitted := make([]*model.Pod, k)
+	for j, i := range sorted[:k] {
+		admitted[j] = r.observed[i]
+	}
+	return admitted, why
 }
 
 func budgetStallNote(r *round, maxUnavail int) string {

@@ -297,7 +297,8 @@ func RankForDeletion(group []*model.Pod, opts DeletionOptions) []Ranked {
 		if i+1 < n {
 			why = whyNames[r.why(e, seq[i+1])]
 		}
-		out[i] = Ranked{Pod: group[r.keys[e.key].idx], Why: why, SpreadRank: r.finalRank(e.key)}
+		idx := int(r.keys[e.key].idx)
+		out[i] = Ranked{Pod: group[idx], Why: why, SpreadRank: r.finalRank(e.key), Index: idx}
 	}
 	return out
 }

@@ -23,6 +23,10 @@ type Ranked struct {
 	// same-node rank. It is 0 for a pod without rank and always 0 in the
 	// output of SortForUpdate.
 	SpreadRank float64
+	// Index is the position of Pod in the slice given to RankForDeletion or
+	// SortForUpdate, for callers that keep facts about the pods in a slice
+	// parallel to it.
+	Index int
 }
 
 // Explanation keys of update-and-ordering.md 9.1, the values of Ranked.Why.

@@ -245,6 +245,24 @@ func samePods(t *rapid.T, in []*model.Pod, got []Ranked) {
 	}
 }
 
+// sameRanking compares two rankings of the same pods given in possibly
+// different orders: everything but Index.
+func sameRanking(a, b []Ranked) bool {
+	return slices.EqualFunc(a, b, func(x, y Ranked) bool {
+		return x.Pod == y.Pod && x.Why == y.Why && x.SpreadRank == y.SpreadRank
+	})
+}
+
+// indexesPoint checks that each Ranked.Index is the position of its pod in
+// the input.
+func indexesPoint(t *rapid.T, in []*model.Pod, got []Ranked) {
+	for _, r := range got {
+		if r.Index < 0 || r.Index >= len(in) || in[r.Index] != r.Pod {
+			t.Fatalf("Index %d of %s does not point at it in the input", r.Index, r.Pod.Name)
+		}
+	}
+}
+
 func TestPropRankForDeletion(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		pods := genGroup(t, 14)
@@ -256,12 +274,13 @@ func TestPropRankForDeletion(t *testing.T) {
 			t.Fatal("input modified")
 		}
 		samePods(t, in, got)
+		indexesPoint(t, in, got)
 
 		// Independent of input order, stable across runs.
 		again := RankForDeletion(shuffled(t, pods, "in2"), opts)
 		rerun := RankForDeletion(in, opts)
 		for _, other := range [][]Ranked{again, rerun} {
-			if !slices.Equal(got, other) {
+			if !sameRanking(got, other) {
 				t.Fatalf("differs:\n%v\n%v", names(got), names(other))
 			}
 		}
@@ -317,8 +336,9 @@ func TestPropSortForUpdate(t *testing.T) {
 		}
 		given := SortForUpdate(in, UpdateOptions{RollingUpdate: ru, AllPods: allIn, LifecycleStates: states})
 		ignored := SortForUpdate(in, UpdateOptions{RollingUpdate: ru, AllPods: allIn, LifecycleStates: make([]string, len(in)+1)})
+		indexesPoint(t, in, got)
 		for _, other := range [][]Ranked{again, rerun, given, ignored} {
-			if !slices.Equal(got, other) {
+			if !sameRanking(got, other) {
 				t.Fatalf("differs:\n%v\n%v", names(got), names(other))
 			}
 		}

@@ -295,7 +295,7 @@ func SortForUpdate(candidates []*model.Pod, opts UpdateOptions) []Ranked {
 		if i+1 < n {
 			next = seq[i+1]
 		}
-		out[i] = Ranked{Pod: k.pod, Why: updateWhy(k, next, prio.on, termWhy)}
+		out[i] = Ranked{Pod: k.pod, Why: updateWhy(k, next, prio.on, termWhy), Index: int(k.idx)}
 	}
 	return out
 }
