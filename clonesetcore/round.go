@@ -205,7 +205,7 @@ func (r *round) classify(p *model.Pod, selector model.LabelMatcher) podKind {
 func (r *round) read(p *model.Pod) podInfo {
 	state := p.LifecycleState()
 	statusReady, updateReady := p.Readiness(r.cs.Spec.MinReadySeconds, r.now)
-	inGrace := p.GraceValue() != ""
+	inGrace, inPlaceRefresh := inplace.RefreshFacts(p)
 	_, hasHash := p.Labels[model.LabelPodTemplateHash]
 	return podInfo{
 		state:     state,
@@ -214,7 +214,7 @@ func (r *round) read(p *model.Pod) podInfo {
 		available: (state == "" || state == model.StateNormal) && updateReady, // model.Pod.IsAvailable
 		ready:     statusReady,
 		inGrace:   inGrace,
-		refresh:   inGrace || lifecycle.RefreshNeeded(state, hasHash) || inplace.RefreshNeeded(p),
+		refresh:   inPlaceRefresh || lifecycle.RefreshNeeded(state, hasHash),
 	}
 }
 

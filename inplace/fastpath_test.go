@@ -402,6 +402,10 @@ func TestPropertyRefreshNeeded(t *testing.T) {
 			delete(p.Annotations, model.AnnotationInPlaceUpdateGrace)
 			delete(p.Annotations, model.AnnotationInPlaceUpdateGraceLegacy)
 		}
+		inGrace, need := RefreshFacts(p)
+		if inGrace != (p.GraceValue() != "") || need != RefreshNeeded(p) {
+			t.Fatalf("RefreshFacts = %v, %v; want %v, %v", inGrace, need, p.GraceValue() != "", RefreshNeeded(p))
+		}
 		if RefreshNeeded(p) {
 			needed++
 			return

@@ -19,9 +19,21 @@ import (
 // each pod once (while its maps are in the processor's cache) may decide
 // there to skip Refresh later.
 func RefreshNeeded(p *model.Pod) bool {
+	return p.GraceValue() != "" || refreshNeededOutsideGrace(p)
+}
+
+// RefreshFacts returns, read together, whether the pod is in an in-place
+// grace period (a non-empty grace value, model.Pod.GraceValue) and
+// RefreshNeeded(p): the annotations are looked up once for both.
+func RefreshFacts(p *model.Pod) (inGrace, needed bool) {
 	if p.GraceValue() != "" {
-		return true
+		return true, true
 	}
+	return false, refreshNeededOutsideGrace(p)
+}
+
+// refreshNeededOutsideGrace is RefreshNeeded for a pod without a grace value.
+func refreshNeededOutsideGrace(p *model.Pod) bool {
 	if _, ok := p.InPlaceState(); ok {
 		return true
 	}
