@@ -12,7 +12,7 @@ out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 go test -run='^$' -bench='^BenchmarkPlan$' -benchmem -timeout=60m "$@" ./clonesetcore/ | tee "$out"
 go test -run='^$' -bench='^BenchmarkLoad$' -benchmem "$@" ./manifest/ | tee -a "$out"
-go test -run='^$' -bench='^BenchmarkRankForDeletion$|^BenchmarkSortForUpdate$' -benchmem "$@" ./ordering/ | tee -a "$out"
+go test -run='^$' -bench='^BenchmarkRankForDeletion$|^BenchmarkFirstForDeletion$|^BenchmarkSortForUpdate$' -benchmem "$@" ./ordering/ | tee -a "$out"
 
 # Growth of ns/op between consecutive Plan sizes, against n log n.
 echo
