@@ -60,16 +60,20 @@ func reportCPU(b *testing.B, start int64) {
 
 var benchSizes = []int{1_000, 10_000, 100_000}
 
+// deletionBenchModes are the key-5 rankers of the deletion benchmarks: the
+// same-node rank, and the spread rank of two constraints (zone, hostname).
+var deletionBenchModes = []struct {
+	name string
+	keys []string
+}{
+	{"sameNode", nil},
+	{"spread2", []string{"topology.kubernetes.io/zone", LabelHostname}},
+}
+
 func BenchmarkRankForDeletion(b *testing.B) {
 	for _, n := range benchSizes {
 		pods, nodes := benchPods(n)
-		for _, mode := range []struct {
-			name string
-			keys []string
-		}{
-			{"sameNode", nil},
-			{"spread2", []string{"topology.kubernetes.io/zone", LabelHostname}},
-		} {
+		for _, mode := range deletionBenchModes {
 			opts := DeletionOptions{MinReadySeconds: 10, Now: t0.Add(time.Hour), TopologyKeys: mode.keys, Nodes: nodes}
 			b.Run(fmt.Sprintf("n=%d/%s", n, mode.name), func(b *testing.B) {
 				b.ReportAllocs()
@@ -88,13 +92,7 @@ func BenchmarkRankForDeletion(b *testing.B) {
 func BenchmarkFirstForDeletion(b *testing.B) {
 	for _, n := range benchSizes {
 		pods, nodes := benchPods(n)
-		for _, mode := range []struct {
-			name string
-			keys []string
-		}{
-			{"sameNode", nil},
-			{"spread2", []string{"topology.kubernetes.io/zone", LabelHostname}},
-		} {
+		for _, mode := range deletionBenchModes {
 			opts := DeletionOptions{MinReadySeconds: 10, Now: t0.Add(time.Hour), TopologyKeys: mode.keys, Nodes: nodes}
 			b.Run(fmt.Sprintf("n=%d/%s/k=%d", n, mode.name, n/10), func(b *testing.B) {
 				b.ReportAllocs()
