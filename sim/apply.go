@@ -319,7 +319,7 @@ func (c *Cluster) createPod(a model.Action) (mismatch, quirk string, err error) 
 	for k, v := range lcAnn {
 		ann[k] = v
 	}
-	spec := copyPodSpec(t.Spec)
+	spec := t.Spec.DeepCopy()
 	if !spec.HasReadinessGate(model.ConditionInPlaceUpdateReady) {
 		spec.ReadinessGates = append(spec.ReadinessGates, model.ConditionInPlaceUpdateReady)
 	}

@@ -67,7 +67,7 @@ func NewCluster(scn *model.Scenario, w World) (*Cluster, error) {
 	}
 	c := &Cluster{
 		start: scn.Now, now: scn.Now, description: scn.Description,
-		cs: copyCloneSet(scn.CloneSet), gates: scn.Gates, controller: scn.Controller,
+		cs: scn.CloneSet.DeepCopy(), gates: scn.Gates, controller: scn.Controller,
 		pods: map[string]*model.Pod{}, pvcs: map[string]*model.PVC{},
 		world: w, rng: rand.New(rand.NewPCG(w.Seed, w.Seed^0x9e3779b97f4a7c15)),
 		states: map[string]*podState{},
@@ -82,16 +82,16 @@ func NewCluster(scn *model.Scenario, w World) (*Cluster, error) {
 		if _, dup := c.pods[p.Name]; dup {
 			return nil, fmt.Errorf("sim: two pods named %s", p.Name)
 		}
-		c.pods[p.Name] = copyPod(p)
+		c.pods[p.Name] = p.DeepCopy()
 	}
 	for _, v := range scn.PVCs {
 		if v != nil {
-			c.pvcs[v.Name] = copyPVC(v)
+			c.pvcs[v.Name] = v.DeepCopy()
 		}
 	}
 	for _, r := range scn.Revisions {
 		if r != nil {
-			c.revisions = append(c.revisions, copyRevision(r))
+			c.revisions = append(c.revisions, r.DeepCopy())
 		}
 	}
 	c.revisions = model.SortRevisions(c.revisions)
@@ -150,20 +150,20 @@ func (c *Cluster) Now() time.Time { return c.now }
 func (c *Cluster) Start() time.Time { return c.start }
 
 // CloneSet returns a copy of the CloneSet as stored (spec and status).
-func (c *Cluster) CloneSet() *model.CloneSet { return copyCloneSet(c.cs) }
+func (c *Cluster) CloneSet() *model.CloneSet { return c.cs.DeepCopy() }
 
 // Pods returns copies of every pod of the cluster (active, terminating and
 // terminal), sorted by name.
 func (c *Cluster) Pods() []*model.Pod {
 	out := make([]*model.Pod, 0, len(c.pods))
 	for _, n := range c.podNames() {
-		out = append(out, copyPod(c.pods[n]))
+		out = append(out, c.pods[n].DeepCopy())
 	}
 	return out
 }
 
 // Pod returns a copy of the named pod, or nil.
-func (c *Cluster) Pod(name string) *model.Pod { return copyPod(c.pods[name]) }
+func (c *Cluster) Pod(name string) *model.Pod { return c.pods[name].DeepCopy() }
 
 // PVCs returns copies of every PVC, sorted by name.
 func (c *Cluster) PVCs() []*model.PVC {
@@ -174,7 +174,7 @@ func (c *Cluster) PVCs() []*model.PVC {
 	sort.Strings(names)
 	out := make([]*model.PVC, 0, len(names))
 	for _, n := range names {
-		out = append(out, copyPVC(c.pvcs[n]))
+		out = append(out, c.pvcs[n].DeepCopy())
 	}
 	return out
 }
@@ -183,7 +183,7 @@ func (c *Cluster) PVCs() []*model.PVC {
 func (c *Cluster) Revisions() []*model.Revision {
 	out := make([]*model.Revision, 0, len(c.revisions))
 	for _, r := range model.SortRevisions(c.revisions) {
-		out = append(out, copyRevision(r))
+		out = append(out, r.DeepCopy())
 	}
 	return out
 }
@@ -195,7 +195,7 @@ func (c *Cluster) Revisions() []*model.Revision {
 func (c *Cluster) Snapshot() *model.Scenario {
 	s := &model.Scenario{
 		Description: c.description, Now: c.now, Gates: c.gates, Controller: c.controller,
-		CloneSet: copyCloneSet(c.cs),
+		CloneSet: c.cs.DeepCopy(),
 	}
 	s.Pods = c.Pods()
 	s.PVCs = c.PVCs()
@@ -302,7 +302,7 @@ func (c *Cluster) ensureRevision(want string) string {
 				Name: name, Revision: maxRev + 1, CreationTimestamp: c.now,
 				Labels:      selectorLabels(c.cs),
 				Annotations: map[string]string{model.AnnotationVCTHash: vct},
-				Template:    copyTemplate(c.cs.Spec.Template), HasTemplate: true,
+				Template:    c.cs.Spec.Template.DeepCopy(), HasTemplate: true,
 			}
 			c.revisions = model.SortRevisions(append(c.revisions, r))
 			c.logf("controller revision %s created (revision %d)", name, r.Revision)

@@ -289,7 +289,7 @@ func convergenceBound(scn *model.Scenario, cfg Config) bound {
 			rMax = max(rMax, int(*e.Change.Replicas))
 		}
 	}
-	probe := copyCloneSet(cs)
+	probe := cs.DeepCopy()
 	r := int32(rMax)
 	probe.Spec.Replicas = &r
 	if ru := probe.Spec.UpdateStrategy.RollingUpdate; ru != nil {

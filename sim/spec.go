@@ -20,7 +20,7 @@ var ErrRejected = errors.New("rejected by the validating webhook")
 // the webhook. Pods named in DeletePods are deleted directly.
 func (c *Cluster) Change(ch Change) (string, error) {
 	desc := ch.Describe()
-	next := copyCloneSet(c.cs)
+	next := c.cs.DeepCopy()
 	spec := &next.Spec
 	specChanged := false
 	if ch.Replicas != nil {
@@ -120,7 +120,7 @@ func (c *Cluster) admit(next *model.CloneSet) error {
 	// The both-below-1 rule is judged as the v1alpha1 webhook states it (A17,
 	// maxSurge counted) even when the stored object already broke the v1beta1
 	// form of it (B17): a change must leave some pod able to move.
-	probe := copyCloneSet(next)
+	probe := next.DeepCopy()
 	if ru := probe.Spec.UpdateStrategy.RollingUpdate; ru != nil {
 		ru.Paused = false
 		if r, s, u := budgetOf(probe); r > 0 && s < 1 && u < 1 {
@@ -160,7 +160,9 @@ func changeTemplate(t *model.PodTemplate, ch Change) error {
 	if raw == nil {
 		raw = model.TemplateTree(*t)
 	}
-	raw = copyTreeMap(raw)
+	if raw != nil {
+		raw = model.CopyTree(raw).(map[string]any)
+	}
 	if ch.Image != "" || len(ch.Env) > 0 {
 		i := 0
 		if ch.Container != "" {

@@ -246,7 +246,7 @@ func (c *Cluster) fire(e event) {
 		for i := range p.Status.ContainerStatuses {
 			s := &p.Status.ContainerStatuses[i]
 			if ctr := specContainer(p, s.Name); ctr != nil {
-				r := copyResources(ctr.Resources)
+				r := ctr.Resources.DeepCopy()
 				s.Resources = &r
 			}
 		}
