@@ -29,7 +29,7 @@ func parseStateRef(p *model.Pod) (*State, bool, error) {
 
 func refreshRef(p *model.Pod, gates model.FeatureGates, now time.Time) ([]model.Action, time.Duration, error) {
 	if p.GraceValue() != "" {
-		return finishGraceRef(p, now)
+		return finishGrace(p, now) // unchanged by the allocation work
 	}
 	state, ok, err := parseStateRef(p)
 	if err != nil {
@@ -66,41 +66,6 @@ func refreshRef(p *model.Pod, gates model.FeatureGates, now time.Time) ([]model.
 		}
 	}
 	return nil, 0, nil
-}
-
-func finishGraceRef(p *model.Pod, now time.Time) ([]model.Action, time.Duration, error) {
-	pending, _, err := ParsePending(p)
-	if err != nil {
-		return nil, 0, err
-	}
-	if !p.InRevision(pending.Revision) {
-		return []model.Action{{
-			Type:              model.ActionPatchPod,
-			Pod:               p.Name,
-			RemoveAnnotations: graceKeys(p),
-			Reason: fmt.Sprintf("drop the in-place grace period: pod no longer belongs to revision %s (revision label %q); nothing applied",
-				pending.Revision, p.RevisionLabel()),
-		}}, 0, nil
-	}
-	state, ok, err := parseStateRef(p)
-	if err != nil {
-		return nil, 0, err
-	}
-	if !ok {
-		return nil, 0, fmt.Errorf("pod %s: in-place update state not found while in a grace period", p.Name)
-	}
-	if d := time.Duration(pending.GraceSeconds)*time.Second - now.Sub(state.UpdateTimestamp.Time); d > 0 {
-		return nil, roundUpSeconds(d), nil
-	}
-	ch := change{images: pending.ContainerImages, refMeta: pending.ContainerRefMetadata,
-		resources: pending.ContainerResources, metaPatch: pending.MetaDataPatch}
-	a, err := applyChange(p, *state, ch, now, true)
-	if err != nil {
-		return nil, 0, err
-	}
-	a.Reason = fmt.Sprintf("in-place grace period over (%ds): apply the pending update to revision %s: %s",
-		pending.GraceSeconds, pending.Revision, a.Reason)
-	return []model.Action{a}, 0, nil
 }
 
 func completedRef(p *model.Pod, gates model.FeatureGates) (bool, error) {

@@ -89,29 +89,6 @@ func TestPropertyDecideUpdateMatchesReference(t *testing.T) {
 	})
 }
 
-// Refresh and RefreshInState give exactly the reference's actions.
-func TestPropertyRefreshMatchesReference(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		cs := drawCloneSet(t)
-		p := drawDecisionPod(t, "web-r")
-		u := rapid.SampledFrom([]string{"web-1", "web-2", "2"}).Draw(t, "updateRevision")
-		completed := rapid.Bool().Draw(t, "completed")
-		for _, node := range []string{"", "node-a"} {
-			for _, state := range allStates {
-				setState(p, state)
-				p.Spec.NodeName = node
-				want := refreshRef(cs, p, u, completed)
-				if got := Refresh(cs, p, u, completed); !reflect.DeepEqual(got, want) {
-					t.Fatalf("Refresh:\n got       %+v\n reference %+v", got, want)
-				}
-				if got := RefreshInState(cs, p, p.LifecycleState(), u, completed); !reflect.DeepEqual(got, want) {
-					t.Fatalf("RefreshInState:\n got       %+v\n reference %+v", got, want)
-				}
-			}
-		}
-	})
-}
-
 // withMarkers describes a hook as the reference hookMarkers, labels beyond
 // the stack buffer included.
 func TestPropertyWithMarkersMatchesReference(t *testing.T) {

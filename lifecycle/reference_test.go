@@ -1,9 +1,10 @@
 package lifecycle
 
-// The update decision, the refresh and the hook descriptions as written before
-// the allocation work (fmt.Sprintf, the lifecycle state read at each use, a
-// slice per decision): the references of TestPropertyMatchesReference. Copied
-// verbatim but for the names.
+// The update decision and the hook descriptions as written before the
+// allocation work (fmt.Sprintf, the lifecycle state read at each use, a slice
+// per decision): the references of the fast-path property tests. Copied
+// verbatim but for the names. (The refresh only gained the state as an
+// argument; its transitions are pinned by transitions_test.go.)
 
 import (
 	"errors"
@@ -166,103 +167,6 @@ func updateInPlaceRef(in UpdateInput, old *model.Revision, summary, rule string)
 		d.RequeueAfter = time.Duration(g) * time.Second
 	}
 	return d
-}
-
-func refreshRef(cs *model.CloneSet, p *model.Pod, updateRevision string, completed bool) []model.Action {
-	if cs == nil || p == nil {
-		return nil
-	}
-	var out []model.Action
-	if a, ok := refreshTransitionRef(cs, p, updateRevision, completed); ok {
-		out = append(out, a)
-	}
-	if _, ok := p.Labels[model.LabelPodTemplateHash]; !ok {
-		out = append(out, model.Action{
-			Type:      model.ActionPatchPod,
-			Pod:       p.Name,
-			SetLabels: map[string]string{model.LabelPodTemplateHash: model.ShortHash(p.RevisionLabel())},
-			Reason:    "refresh: repair missing " + model.LabelPodTemplateHash + " label",
-		})
-	}
-	return out
-}
-
-func refreshTransitionRef(cs *model.CloneSet, p *model.Pod, updateRevision string, completed bool) (model.Action, bool) {
-	l := cs.Spec.Lifecycle
-	var hip, hpn *model.LifecycleHook
-	if l != nil {
-		hip, hpn = l.InPlaceUpdate, l.PreNormal
-	}
-	from := p.LifecycleState()
-	var to, why string
-	switch from {
-	case model.StatePreparingNormal:
-		switch {
-		case hpn == nil && p.IsScheduled():
-			to, why = model.StateNormal, "pod scheduled, no preNormal hook"
-		case hpn != nil && AllHooked(hpn, p):
-			to, why = model.StateNormal, "preNormal hook satisfied (markers "+hookMarkersRef(hpn)+")"
-			if !p.IsScheduled() {
-				why += ", scheduling not required"
-			}
-		default:
-			return model.Action{}, false
-		}
-	case model.StatePreparingUpdate, model.StateUpdating:
-		if from == model.StatePreparingUpdate {
-			if !p.InRevision(updateRevision) {
-				return model.Action{}, false
-			}
-			why = "pod already at update revision " + updateRevision + " while waiting in PreparingUpdate (rolled back)"
-		} else {
-			if !completed {
-				return model.Action{}, false
-			}
-			why = "in-place update completed"
-		}
-		switch {
-		case l != nil && hip == nil:
-			to = model.StateUpdated
-			why += "; lifecycle set without an inPlaceUpdate hook: Updated now, Normal next round [quirk]"
-		case l != nil && !AllHooked(hip, p):
-			to = model.StateUpdated
-			why += "; inPlaceUpdate hook not all hooked (markers " + hookMarkersRef(hip) + "), wait in Updated"
-		case l == nil:
-			to = model.StateNormal
-			why += "; no lifecycle"
-		default:
-			to = model.StateNormal
-			why += "; inPlaceUpdate hook all hooked"
-		}
-	case model.StateUpdated:
-		switch {
-		case l == nil:
-			to, why = model.StateNormal, "no lifecycle"
-		case hip == nil:
-			to, why = model.StateNormal, "no inPlaceUpdate hook"
-		case AllHooked(hip, p):
-			to, why = model.StateNormal, "inPlaceUpdate hook all hooked again"
-		default:
-			return model.Action{}, false
-		}
-	default:
-		return model.Action{}, false
-	}
-	flag := markPodNotReady(hip)
-	eff, key := NotReadyEffect(p, to, flag)
-	reason := withKey("refresh: "+why, eff, key, to)
-	if to == model.StateNormal && flag && p.Spec.HasReadinessGate(model.ConditionKruisePodReady) &&
-		notReadyKeyListed(p, KeyPreUpdateHook) {
-		reason += "; not-ready key " + KeyPreUpdateHook + " stays on the pod [quirk: NotReady key leak, LSV 8.2]"
-	}
-	return model.Action{
-		Type:            model.ActionSetLifecycleState,
-		Pod:             p.Name,
-		From:            from,
-		To:              to,
-		MarkPodNotReady: eff,
-		Reason:          reason,
-	}, true
 }
 
 func hookMarkersRef(h *model.LifecycleHook) string {
