@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clonecore/cloneset/internal/damage"
 	"github.com/clonecore/cloneset/worldgen"
 	"gopkg.in/yaml.v3"
 )
@@ -105,19 +106,8 @@ func TestFastJSONDamagedInput(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	const alphabet = "{}[],:\"\\ \n0123456789.-+eEtrufalsn\x00\xff"
 	for i := 0; i < 3000; i++ {
-		b := []byte(string(data[:200+r.IntN(600)]))
-		for k := 1 + r.IntN(3); k > 0; k-- {
-			pos := r.IntN(len(b))
-			switch r.IntN(3) {
-			case 0:
-				b[pos] = alphabet[r.IntN(len(alphabet))]
-			case 1:
-				b = append(b[:pos], b[pos+1:]...)
-			default:
-				b = append(b[:pos], append([]byte{alphabet[r.IntN(len(alphabet))]}, b[pos:]...)...)
-			}
-		}
-		checkFastJSON(t, string(b))
+		prefix := data[:200+r.IntN(600)]
+		checkFastJSON(t, string(damage.Bytes(r, prefix, 1+r.IntN(3), alphabet)))
 	}
 }
 
