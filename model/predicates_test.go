@@ -3,35 +3,58 @@ package model
 import (
 	"testing"
 	"time"
-
-	"pgregory.net/rapid"
 )
 
-// Readiness answers as IsStatusReady and IsUpdateReady, whatever the
-// conditions (repeated types, absent or zero transition times), the phase and
-// minReadySeconds.
-func TestPropReadinessMatchesPredicates(t *testing.T) {
+// Readiness answers as IsStatusReady and IsUpdateReady for every phase,
+// minReadySeconds and list of up to three conditions drawn from: type Ready,
+// InPlaceUpdateReady or another; status True, False or Unknown; transition
+// time absent, old or recent (repeated types included). Exhaustive: 306,600
+// cases.
+func TestReadinessMatchesPredicates(t *testing.T) {
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	rapid.Check(t, func(t *rapid.T) {
-		p := &Pod{}
-		p.Status.Phase = rapid.SampledFrom([]string{PodRunning, PodPending, PodUnknown, PodFailed, ""}).Draw(t, "phase")
-		for i, n := 0, rapid.IntRange(0, 4).Draw(t, "conditions"); i < n; i++ {
-			c := PodCondition{
-				Type:   rapid.SampledFrom([]string{ConditionReady, ConditionInPlaceUpdateReady, "Other"}).Draw(t, "type"),
-				Status: rapid.SampledFrom([]string{"True", "False", "Unknown"}).Draw(t, "status"),
+	var options []PodCondition
+	for _, typ := range []string{ConditionReady, ConditionInPlaceUpdateReady, "Other"} {
+		for _, status := range []string{"True", "False", "Unknown"} {
+			for _, at := range []time.Time{{}, now.Add(-time.Hour), now.Add(-5 * time.Second)} {
+				options = append(options, PodCondition{Type: typ, Status: status, LastTransitionTime: at})
 			}
-			if off := rapid.IntRange(-1, 40).Draw(t, "ago"); off >= 0 {
-				c.LastTransitionTime = now.Add(-time.Duration(off) * time.Second)
+		}
+	}
+	var lists [][]PodCondition
+	var grow func(prefix []PodCondition)
+	grow = func(prefix []PodCondition) {
+		lists = append(lists, prefix)
+		if len(prefix) == 3 {
+			return
+		}
+		for _, c := range options {
+			grow(append(append([]PodCondition(nil), prefix...), c))
+		}
+	}
+	grow(nil)
+	cases, readyAndUpdateReady, readyOnly := 0, 0, 0
+	for _, phase := range []string{PodRunning, PodPending, PodUnknown, PodFailed, ""} {
+		for _, m := range []int32{0, 10, 7200} {
+			for _, conds := range lists {
+				p := &Pod{Status: PodStatus{Phase: phase, Conditions: conds}}
+				statusReady, updateReady := p.Readiness(m, now)
+				if want := p.IsStatusReady(); statusReady != want {
+					t.Fatalf("phase %q, minReadySeconds %d, %+v: statusReady = %v, IsStatusReady = %v", phase, m, conds, statusReady, want)
+				}
+				if want := p.IsUpdateReady(m, now); updateReady != want {
+					t.Fatalf("phase %q, minReadySeconds %d, %+v: updateReady = %v, IsUpdateReady = %v", phase, m, conds, updateReady, want)
+				}
+				cases++
+				switch {
+				case statusReady && updateReady:
+					readyAndUpdateReady++
+				case statusReady:
+					readyOnly++
+				}
 			}
-			p.Status.Conditions = append(p.Status.Conditions, c)
 		}
-		m := int32(rapid.IntRange(0, 30).Draw(t, "minReadySeconds"))
-		statusReady, updateReady := p.Readiness(m, now)
-		if want := p.IsStatusReady(); statusReady != want {
-			t.Fatalf("statusReady = %v, IsStatusReady = %v", statusReady, want)
-		}
-		if want := p.IsUpdateReady(m, now); updateReady != want {
-			t.Fatalf("updateReady = %v, IsUpdateReady = %v", updateReady, want)
-		}
-	})
+	}
+	if cases != 306600 || readyAndUpdateReady == 0 || readyOnly == 0 {
+		t.Fatalf("%d cases, %d ready and update-ready, %d ready only: the table does not reach every answer", cases, readyAndUpdateReady, readyOnly)
+	}
 }

@@ -19,19 +19,21 @@ func TestPropIDTableMatchesMap(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		table := newIDTable(rapid.IntRange(0, 40).Draw(t, "size"))
 		want := map[string]uint8{}
+		// Dense numbers (neighbours, long probe chains) or spread ones.
+		spread := uint64(rapid.SampledFrom([]int{1, 28657}).Draw(t, "spread"))
 		for i, n := 0, rapid.IntRange(0, 300).Draw(t, "ops"); i < n; i++ {
 			var id string
 			if rapid.IntRange(0, 9).Draw(t, "form") == 0 {
 				id = rapid.SampledFrom([]string{"", "x", "odd-id", "abcdefg", "ABCDE"}).Draw(t, "other")
 			} else {
-				id = encodeID(uint64(rapid.IntRange(0, 500).Draw(t, "num")) * 28657 % idSpace)
+				id = encodeID(uint64(rapid.IntRange(0, 500).Draw(t, "num")) * spread % idSpace)
 			}
 			f := uint8(1) << rapid.IntRange(0, 7).Draw(t, "flag")
 			table.add(id, f)
 			if id != "" {
 				want[id] |= f
 			}
-			probe := encodeID(uint64(rapid.IntRange(0, 500).Draw(t, "probe")) * 28657 % idSpace)
+			probe := encodeID(uint64(rapid.IntRange(0, 500).Draw(t, "probe")) * spread % idSpace)
 			if got := table.get(probe); got != want[probe] {
 				t.Fatalf("get(%s) = %b, want %b", probe, got, want[probe])
 			}
@@ -39,6 +41,12 @@ func TestPropIDTableMatchesMap(t *testing.T) {
 		for id, f := range want {
 			if got := table.get(id); got != f {
 				t.Fatalf("get(%s) = %b, want %b", id, got, f)
+			}
+		}
+		for n := uint64(0); n < 600; n++ { // every number the ids were drawn from, and beyond
+			id := encodeID(n * spread % idSpace)
+			if got := table.get(id); got != want[id] {
+				t.Fatalf("get(%s) = %b, want %b", id, got, want[id])
 			}
 		}
 		c := table.clone()
