@@ -40,7 +40,8 @@ func Rank(s *model.Scenario, forWhat string) (*Ranking, error) {
 		ranked = ordering.RankForDeletion(r.observed, r.deletionOptions())
 	case RankForUpdate:
 		forward := r.updateBudget.UpdateNum >= 0
-		ranked = ordering.SortForUpdate(r.candidates(forward), ordering.UpdateOptions{
+		cands, _ := r.candidates(forward)
+		ranked = ordering.SortForUpdate(cands, ordering.UpdateOptions{
 			RollingUpdate: r.cs.Spec.UpdateStrategy.RollingUpdate, AllPods: r.observed,
 		})
 	default:

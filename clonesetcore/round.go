@@ -24,9 +24,8 @@ type round struct {
 	now   time.Time
 	gates model.FeatureGates
 
-	replicas     int
-	revs         revisionSet
-	podsToDelete map[string]bool
+	replicas int
+	revs     revisionSet
 
 	// observed are the active, owned pods matching the selector, in canonical
 	// (name) order: the pod set of every decision and of the status.
@@ -120,10 +119,6 @@ func newRound(s *model.Scenario) *round {
 		r.notes.add("spec.replicas is absent: planning with the default 1 (upstream's scale phase would fail with \"spec.Replicas is nil\")")
 	}
 	r.replicas = cs.Spec.DesiredReplicas()
-	r.podsToDelete = make(map[string]bool, len(cs.Spec.ScaleStrategy.PodsToDelete))
-	for _, n := range cs.Spec.ScaleStrategy.PodsToDelete {
-		r.podsToDelete[n] = true
-	}
 	setAside := append([]model.SetAside(nil), s.SetAside...)
 	sort.Slice(setAside, func(i, j int) bool {
 		if setAside[i].Kind != setAside[j].Kind {
@@ -386,10 +381,6 @@ func (r *round) markPodsToDelete() {
 			r.info[i].specified = true
 		}
 	}
-}
-
-func (r *round) isSpecifiedDelete(p *model.Pod) bool {
-	return p.HasSpecifiedDeleteLabel() || r.podsToDelete[p.Name]
 }
 
 // truncatePodsToDelete drops names of podsToDelete that are not observed pods

@@ -32,6 +32,7 @@ func (r *round) scale() bool {
 	b := r.budget
 	// S1: planned deletions.
 	var sd, pd []*model.Pod
+	specifiedPD := map[*model.Pod]bool{} // PreparingDelete pods that are specified-delete
 	numToDelete := 0
 	for i, p := range r.observed {
 		isSD := r.info[i].specified
@@ -41,13 +42,15 @@ func (r *round) scale() bool {
 		}
 		if isPD {
 			pd = append(pd, p)
+			specifiedPD[p] = isSD
 		}
 		if isSD || isPD {
 			numToDelete++
 		}
 	}
 	// S1b: cancel pre-deletions when replicas went up again.
-	if acts := lifecycle.CancelPreDelete(cs, pd, r.isSpecifiedDelete, r.replicas, len(r.observed), numToDelete); len(acts) > 0 {
+	isSpecified := func(p *model.Pod) bool { return specifiedPD[p] }
+	if acts := lifecycle.CancelPreDelete(cs, pd, isSpecified, r.replicas, len(r.observed), numToDelete); len(acts) > 0 {
 		r.emit(acts...)
 		r.notes.add("replicas went up while %s waited in PreparingDelete: cancelled back to PreparingNormal", plural(len(acts), "pod", "pods"))
 		return true

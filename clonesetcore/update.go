@@ -44,13 +44,17 @@ func (r *round) update() {
 		target = r.revs.current
 		r.notes.add("rolling back %s to the current revision %s (CloneSetPartitionRollback)", plural(-b.UpdateNum, "pod", "pods"), target.Name)
 	}
-	cands := r.candidates(forward)
+	cands, at := r.candidates(forward)
 	if len(cands) == 0 {
 		return
 	}
 	r.noteOrderPriority(ru, cands)
 	// AllPods only feeds counts: the scenario's order reads it sequentially.
-	byInput, at, states := r.candidatesByInput(cands, forward)
+	byInput, at := r.inInputOrder(cands, at)
+	states := make([]string, len(at)) // read by classifyPods
+	for j, i := range at {
+		states[j] = r.info[i].state
+	}
 	sorted := ordering.SortForUpdate(byInput, ordering.UpdateOptions{RollingUpdate: ru, AllPods: r.byInput.observed, LifecycleStates: states})
 	ordered := make([]int, len(sorted)) // indexes in r.observed
 	for i, x := range sorted {
@@ -204,14 +208,15 @@ func (r *round) waitingCount() int {
 	return n
 }
 
-// candidates selects the pods waiting for update (update-and-ordering 2.4, 2.5).
-func (r *round) candidates(forward bool) []*model.Pod {
-	var out []*model.Pod
+// candidates selects the pods waiting for update (update-and-ordering 2.4,
+// 2.5), in canonical order; at holds the index in r.observed of each.
+func (r *round) candidates(forward bool) (pods []*model.Pod, at []int) {
 	var inGrace []string
 	for i, p := range r.observed {
 		switch candidate(r.info[i], forward) {
 		case isCandidate:
-			out = append(out, p)
+			pods = append(pods, p)
+			at = append(at, i)
 		case inGracePeriod:
 			inGrace = append(inGrace, p.Name)
 		}
@@ -219,35 +224,30 @@ func (r *round) candidates(forward bool) []*model.Pod {
 	if len(inGrace) > 0 {
 		r.notes.add("in an in-place grace period, not updated again now: %v", inGrace)
 	}
-	return out
+	return pods, at
 }
 
-// candidatesByInput are the candidates in the scenario's order when no two
-// pods share a name (the update order then does not depend on the order of
-// its input, and reads the pods sequentially); else candidates. at holds the
-// index in r.observed of each, states their lifecycle states.
-func (r *round) candidatesByInput(cands []*model.Pod, forward bool) (pods []*model.Pod, at []int, states []string) {
-	at = make([]int, 0, len(cands))
-	states = make([]string, 0, len(cands))
+// inInputOrder returns the candidates (pods, at from candidates) in the
+// scenario's order when no two pods share a name: the update order then does
+// not depend on the order of its input, and reads the pods sequentially.
+// Otherwise it returns them as they are.
+func (r *round) inInputOrder(pods []*model.Pod, at []int) ([]*model.Pod, []int) {
 	if !r.uniqueNames {
-		for i, in := range r.info { // the selection of candidates
-			if candidate(in, forward) == isCandidate {
-				at = append(at, i)
-				states = append(states, in.state)
-			}
-		}
-		return cands, at, states
+		return pods, at
 	}
-	pods = make([]*model.Pod, 0, len(cands))
+	chosen := make([]bool, len(r.observed))
+	for _, i := range at {
+		chosen[i] = true
+	}
+	outPods := make([]*model.Pod, 0, len(pods))
+	outAt := make([]int, 0, len(at))
 	for j, p := range r.byInput.observed {
-		i := r.byInput.position[j]
-		if in := r.info[i]; candidate(in, forward) == isCandidate {
-			pods = append(pods, p)
-			at = append(at, i)
-			states = append(states, in.state)
+		if i := r.byInput.position[j]; chosen[i] {
+			outPods = append(outPods, p)
+			outAt = append(outAt, i)
 		}
 	}
-	return pods, at, states
+	return outPods, outAt
 }
 
 // Answers of candidate.
