@@ -358,18 +358,27 @@ func encTemplateDoc(t *model.PodTemplate) any {
 	return o
 }
 
+// encConditionDoc is a pod or CloneSet condition: type, status, reason,
+// message, then its times in the order given (empty members left out).
+func encConditionDoc(typ, status, reason, message string, times ...encMember) encObject {
+	co := encObject{}
+	co.add("type", typ)
+	co.add("status", status)
+	co.add("reason", reason)
+	co.add("message", message)
+	for _, t := range times {
+		co.add(t.key, t.val)
+	}
+	return co
+}
+
 func encPodDoc(p *model.Pod) encObject {
 	st := encObject{}
 	st.add("phase", p.Status.Phase)
 	var conds []encObject
 	for _, c := range p.Status.Conditions {
-		co := encObject{}
-		co.add("type", c.Type)
-		co.add("status", c.Status)
-		co.add("reason", c.Reason)
-		co.add("message", c.Message)
-		co.add("lastTransitionTime", c.LastTransitionTime)
-		conds = append(conds, co)
+		conds = append(conds, encConditionDoc(c.Type, c.Status, c.Reason, c.Message,
+			encMember{"lastTransitionTime", c.LastTransitionTime}))
 	}
 	st.add("conditions", conds)
 	st.add("initContainerStatuses", encContainerStatusesDoc(p.Status.InitContainerStatuses))
@@ -513,14 +522,8 @@ func encCloneSetDoc(cs *model.CloneSet) encObject {
 	st.add("labelSelector", s.LabelSelector)
 	var conds []encObject
 	for _, c := range s.Conditions {
-		co := encObject{}
-		co.add("type", c.Type)
-		co.add("status", c.Status)
-		co.add("reason", c.Reason)
-		co.add("message", c.Message)
-		co.add("lastUpdateTime", c.LastUpdateTime)
-		co.add("lastTransitionTime", c.LastTransitionTime)
-		conds = append(conds, co)
+		conds = append(conds, encConditionDoc(c.Type, c.Status, c.Reason, c.Message,
+			encMember{"lastUpdateTime", c.LastUpdateTime}, encMember{"lastTransitionTime", c.LastTransitionTime}))
 	}
 	st.add("conditions", conds)
 

@@ -129,6 +129,24 @@ func (f *fastJSON) delimited(i int) bool {
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
+// separator reads what follows a member or an element: ',' (more follows)
+// or the closing byte (done); anything else fails.
+func (f *fastJSON) separator(closing byte) (done, ok bool) {
+	f.skipSpace()
+	if f.pos >= len(f.data) {
+		return false, false
+	}
+	switch f.data[f.pos] {
+	case ',':
+		f.pos++
+		return false, true
+	case closing:
+		f.pos++
+		return true, true
+	}
+	return false, false
+}
+
 // value reads one value at depth (the depth rule of jsonReader.value).
 func (f *fastJSON) value(depth int) (*yaml.Node, bool) {
 	if depth > maxDepth {
@@ -168,18 +186,11 @@ func (f *fastJSON) value(depth int) (*yaml.Node, bool) {
 				return nil, false
 			}
 			n.Content = append(n.Content, f.node(yaml.ScalarNode, "!!str", key, kline), val)
-			f.skipSpace()
-			if f.pos >= len(f.data) {
+			switch done, ok := f.separator('}'); {
+			case !ok:
 				return nil, false
-			}
-			switch f.data[f.pos] {
-			case ',':
-				f.pos++
-			case '}':
-				f.pos++
+			case done:
 				return n, true
-			default:
-				return nil, false
 			}
 		}
 	case c == '[':
@@ -196,18 +207,11 @@ func (f *fastJSON) value(depth int) (*yaml.Node, bool) {
 				return nil, false
 			}
 			n.Content = append(n.Content, val)
-			f.skipSpace()
-			if f.pos >= len(f.data) {
+			switch done, ok := f.separator(']'); {
+			case !ok:
 				return nil, false
-			}
-			switch f.data[f.pos] {
-			case ',':
-				f.pos++
-			case ']':
-				f.pos++
+			case done:
 				return n, true
-			default:
-				return nil, false
 			}
 		}
 	case c == '"':
