@@ -76,15 +76,19 @@ func allocateIDs(cs *model.CloneSet, n int, observed, inactive []*model.Pod, sce
 			free = append(free, id)
 		}
 	}
-	return allocateFrom(cs, n, t, free, space)
+	return allocateFrom(cs, n, t, sortedSet(free), space)
 }
 
-// allocateFrom hands out n ids: first the free ids (any order, duplicates
-// allowed), ascending, then generated ones that carry none of the idExcluded
-// flags in t. It adds the generated ids to t.
+// sortedSet sorts ids and drops repeated ones, in place.
+func sortedSet(ids []string) []string {
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}
+
+// allocateFrom hands out n ids: first the free ids (ascending, no id twice:
+// sortedSet), then generated ones that carry none of the idExcluded flags in
+// t. It adds the generated ids to t.
 func allocateFrom(cs *model.CloneSet, n int, t *idTable, free []string, space int) []Allocation {
-	slices.Sort(free)
-	free = slices.Compact(free)
 	take := min(n, len(free))
 	need := n - take
 	budget := 0
@@ -120,24 +124,10 @@ const (
 	idActive = idObserved | idReleased
 )
 
-// generate returns need ids that are not in excl, adding each to excl: first
-// the candidates k = 0, 1, ..., budget-1 of the 7.2 sequence, then, if that was
-// not enough, the ids numbered below space in numeric order. It returns fewer
-// than need ids only when fewer are left.
-func generate(uid, name string, need int, excl map[string]struct{}, budget, space int) []string {
-	t := newIDTable(len(excl) + need)
-	for id := range excl {
-		t.add(id, idClaim)
-	}
-	out := generateIDs(uid, name, need, t, budget, space)
-	for _, id := range out {
-		excl[id] = struct{}{}
-	}
-	return out
-}
-
-// generateIDs is generate on an idTable: an id is excluded when it carries
-// one of the idExcluded flags, and the ids it returns get idChosen.
+// generateIDs returns need ids that carry none of the idExcluded flags in t,
+// marking each idChosen: first the candidates k = 0, 1, ..., budget-1 of the
+// 7.2 sequence, then, if that was not enough, the ids numbered below space in
+// numeric order. It returns fewer than need ids only when fewer are left.
 func generateIDs(uid, name string, need int, t *idTable, budget, space int) []string {
 	if need <= 0 {
 		return nil

@@ -323,3 +323,17 @@ func contains(s, sub string) bool {
 	}
 	return false
 }
+
+// generate is generateIDs over a set of excluded ids, which it extends with
+// the ids it returns.
+func generate(uid, name string, need int, excl map[string]struct{}, budget, space int) []string {
+	t := newIDTable(len(excl) + need)
+	for id := range excl {
+		t.add(id, idClaim)
+	}
+	out := generateIDs(uid, name, need, t, budget, space)
+	for _, id := range out {
+		excl[id] = struct{}{}
+	}
+	return out
+}

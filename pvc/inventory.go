@@ -1,8 +1,6 @@
 package pvc
 
 import (
-	"slices"
-
 	"github.com/clonecore/cloneset/model"
 )
 
@@ -134,8 +132,7 @@ func (x *Inventory) Allocate(n int) []Allocation {
 			free = append(free, c.id)
 		}
 	}
-	slices.Sort(free)
-	free = slices.Compact(free)
+	free = sortedSet(free)
 	t := x.ids
 	if n > len(free) {
 		t = t.clone() // generated ids are added to the table
