@@ -24,7 +24,7 @@ type ObjectRef struct {
 // in order, the budget arithmetic behind them, the status the controller would
 // write, when to call the planner again, and notes explaining every decision and
 // every reason nothing happened. Its JSON form is the contract of
-// scenario-format.md section 2.
+// docs/spec/scenario-format.md section 2.
 type Result struct {
 	APIVersion      string    `json:"apiVersion"`
 	Kind            string    `json:"kind"`

@@ -6,6 +6,7 @@ package clonesetcore_test
 
 import (
 	"bytes"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -103,10 +104,11 @@ func TestAdoptedAndReleased(t *testing.T) {
 	}
 }
 
-// A v1alpha1 CloneSet the webhook would reject for its budget (A17) is planned
-// anyway, with a note.
+// A v1alpha1 CloneSet the webhook would reject for its budget (A17), loaded
+// with the opt-out for objects that bypassed admission, is planned with a
+// note.
 func TestToleratedA17(t *testing.T) {
-	s, err := manifest.LoadBytes([]byte(`
+	s, err := manifest.Options{SkipBudgetRule: true}.LoadBytes([]byte(`
 apiVersion: apps.kruise.io/v1alpha1
 kind: CloneSet
 metadata: {name: web, namespace: default, uid: uid-web}
@@ -286,4 +288,24 @@ func TestEveryNoteIsAsserted(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestMarkPodNotReadyWithoutGate: of two pods moved to PreparingDelete by a
+// hook with markPodNotReady, the one with the KruisePodReady readiness gate is
+// marked not ready and the one without is not (the effective flag,
+// docs/spec/DECISIONS.md); the note says why.
+func TestMarkPodNotReadyWithoutGate(t *testing.T) {
+	s, err := manifest.LoadFiles([]string{"../testdata/scenarios/mark-pod-not-ready/gate-present-and-absent.yaml"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := mustPlan(t, s)
+	marks := map[string]bool{}
+	for _, a := range ofType(res, model.ActionSetLifecycleState) {
+		marks[a.Pod] = a.MarkPodNotReady
+	}
+	if want := map[string]bool{"sample-j6c4s": true, "sample-ns85c": false}; !maps.Equal(marks, want) {
+		t.Errorf("markPodNotReady by pod %v, want %v", marks, want)
+	}
+	wantNote(t, res, "markPodNotReady has no effect on sample-ns85c: no KruisePodReady readiness gate, so no not-ready key is written (only pods with that gate can be marked not ready)")
 }

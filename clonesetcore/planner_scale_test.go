@@ -1,6 +1,6 @@
 package clonesetcore_test
 
-// Scale-phase rules (scale-and-budgets.md section 4.3), driven through Plan.
+// Scale-phase rules (docs/spec/scale-and-budgets.md section 4.3), driven through Plan.
 
 import (
 	"slices"
@@ -14,7 +14,7 @@ import (
 const scaleChangedNote = "the scale phase changed pods: the update phase waits for the next round"
 
 // S1b: replicas went up while a pod drained; the pre-deletion is cancelled.
-// Example 8.9 of scale-and-budgets.md.
+// Example 8.9 of docs/spec/scale-and-budgets.md.
 func TestS1bCancelPreDelete(t *testing.T) {
 	w := newWorld(3,
 		pod("x1", revB, hooked), pod("x2", revB, hooked),

@@ -1,7 +1,7 @@
 package clonesetcore_test
 
-// Update-phase rules (update-and-ordering.md sections 2 to 4), status and
-// requeue (lifecycle-status-validation.md sections 2 and 3), driven through Plan.
+// Update-phase rules (docs/spec/update-and-ordering.md sections 2 to 4), status and
+// requeue (docs/spec/lifecycle-status-validation.md sections 2 and 3), driven through Plan.
 
 import (
 	"fmt"
@@ -94,8 +94,9 @@ func TestPartition(t *testing.T) {
 }
 
 // Roll-back with CloneSetPartitionRollback (scale-and-budgets example 8.8): two
-// pods of the update revision go back; in place, the planner reproduces the
-// real controller, which re-applies the update revision.
+// pods of the update revision go back to the current revision, in place
+// (update-and-ordering 2.4: upstream hands currentRevision to its in-place
+// path; conformance plan/0092 and plan/0109).
 func TestRollbackWithGate(t *testing.T) {
 	build := func(gate bool) *world {
 		w := newWorld(5, pod("a1", revA), pod("b1", revB), pod("b2", revB), pod("b3", revB), pod("b4", revB)).
@@ -107,9 +108,8 @@ func TestRollbackWithGate(t *testing.T) {
 	if res.Budget.UpdateNum != -2 || res.Budget.UpdateMaxUnavailable != 2 {
 		t.Errorf("budget %+v, want updateNum -2, updateMaxUnavailable 2", res.Budget)
 	}
-	wantActs(t, res, "UpdatePodInPlace b1 web-2->web-2 grace 0", "UpdatePodInPlace b2 web-2->web-2 grace 0")
+	wantActs(t, res, "UpdatePodInPlace b1 web-2->web-1 grace 0", "UpdatePodInPlace b2 web-2->web-1 grace 0")
 	wantNote(t, res, "rolling back 2 pods to the current revision web-1 (CloneSetPartitionRollback)")
-	wantNote(t, res, "roll-back in place re-applies the update revision web-2 to b1, b2 instead of moving it back to web-1 (quirk of the real controller: its in-place path is given the update revision)")
 	r, _ := rankNames(build(true), "update")
 	if want := []string{"b1 name", "b2 name", "b3 name", "b4 last"}; !slices.Equal(r, want) {
 		t.Errorf("roll-back candidates %q, want %q (a1 is at the target)", r, want)

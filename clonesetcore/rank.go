@@ -20,7 +20,7 @@ type RankedPod struct {
 	Why  string `json:"why"`
 }
 
-// Ranking is the output of Rank (scenario-format.md section 3).
+// Ranking is the output of Rank (docs/spec/scenario-format.md section 3).
 type Ranking struct {
 	For  string      `json:"for"`
 	Pods []RankedPod `json:"pods"`

@@ -66,7 +66,7 @@ func resolveRevisions(cs *model.CloneSet, revs []*model.Revision, notes *notes) 
 			rs.current = r
 		} else if cur != rs.update.Name {
 			if len(rs.sorted) == 0 {
-				// No ControllerRevisions at all: trust the status (scenario-format.md
+				// No ControllerRevisions at all: trust the status (docs/spec/scenario-format.md
 				// section 1), without a template.
 				rs.current = &model.Revision{Name: cur}
 				notes.add("current revision %s is taken from status.currentRevision; its ControllerRevision is not in the scenario (pods of it can only be recreated)", cur)
@@ -82,7 +82,7 @@ func resolveRevisions(cs *model.CloneSet, revs []*model.Revision, notes *notes) 
 // for revisions it derives itself: the decimal 32-bit FNV-1a of the canonical
 // JSON of the templates reduced to {name, spec} and sorted by name; "" when there
 // are none. Upstream hashes a different serialization (a documented
-// incompatibility, DECISIONS.md): only equality between revisions matters.
+// incompatibility, docs/spec/DECISIONS.md): only equality between revisions matters.
 func VolumeClaimTemplatesHash(vcts []model.VolumeClaimTemplate) string {
 	if len(vcts) == 0 {
 		return ""

@@ -107,6 +107,7 @@ func Plan(s *model.Scenario) (*Result, error) {
 			r.update()
 		}
 	}
+	r.noteIgnoredNotReady()
 	status := r.status()
 	r.truncatePodsToDelete()
 	return r.finish(status), nil
@@ -243,7 +244,7 @@ func (r *round) computeBudgets() {
 }
 
 // noteTolerated names the inputs upstream's webhook would reject but the planner
-// accepts, because real clusters can hold them (DECISIONS.md "Input strictness").
+// accepts, because real clusters can hold them (docs/spec/DECISIONS.md "Input strictness").
 func (r *round) noteTolerated() {
 	errs := model.ValidateStored(r.cs, r.s.Pods)
 	switch {
@@ -352,6 +353,41 @@ func (r *round) classifyPods() {
 			names[i] = p.Name
 		}
 		r.notes.add("released (no longer match the selector, not counted): %s", strings.Join(names, ", "))
+	}
+}
+
+// noteIgnoredNotReady names the pods this round moves into a hooked state
+// whose hook asks for markPodNotReady while the pod lacks the KruisePodReady
+// readiness gate: their SetLifecycleState carries markPodNotReady false, the
+// effective flag (docs/spec/DECISIONS.md), and the note says why.
+func (r *round) noteIgnoredNotReady() {
+	l := r.cs.Spec.Lifecycle
+	if l == nil {
+		return
+	}
+	var names []string
+	for _, a := range r.actions {
+		if a.Type != model.ActionSetLifecycleState || a.MarkPodNotReady {
+			continue
+		}
+		var hook *model.LifecycleHook
+		switch a.To {
+		case model.StatePreparingDelete:
+			hook = l.PreDelete
+		case model.StatePreparingUpdate:
+			hook = l.InPlaceUpdate
+		}
+		if hook == nil || !hook.MarkPodNotReady {
+			continue
+		}
+		i, found := slices.BinarySearchFunc(r.observed, a.Pod, func(p *model.Pod, n string) int { return strings.Compare(p.Name, n) })
+		if found && lifecycle.NotReadyIgnored(r.observed[i], true) {
+			names = append(names, a.Pod)
+		}
+	}
+	if len(names) > 0 {
+		r.notes.add("markPodNotReady has no effect on %s: no %s readiness gate, so no not-ready key is written (only pods with that gate can be marked not ready)",
+			strings.Join(names, ", "), model.ConditionKruisePodReady)
 	}
 }
 

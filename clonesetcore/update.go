@@ -64,21 +64,12 @@ func (r *round) update() {
 	if why != "" {
 		r.notes.addText(why)
 	}
-	// The per-pod step receives the update revision even in a roll-back: the
-	// real controller's in-place path then re-applies the update revision (an
-	// empty in-place update) instead of moving the pod back. The conformance
-	// worlds plan/0092 and plan/0109 show it; update-and-ordering.md 2.4 says
-	// T = current revision, which only holds for candidate selection and the
-	// budget.
-	// A recreate only marks the pod; its replacement is created by a later
-	// scale-out at the revision the arithmetic wants, the roll-back target.
-	podTarget := r.revs.update.Name
-	if !forward && lifecycle.Policy(cs) == model.PolicyReCreate {
-		podTarget = target.Name
-	}
-	if !forward && len(admitted) > 0 && lifecycle.Policy(cs) != model.PolicyReCreate {
-		r.notes.add("roll-back in place re-applies the update revision %s to %s instead of moving it back to %s (quirk of the real controller: its in-place path is given the update revision)", podTarget, podNames(admitted), target.Name)
-	}
+	// Every admitted pod moves to the target: in a roll-back that is the
+	// current revision, as upstream hands currentRevision to its in-place path
+	// (update-and-ordering 2.4). A recreate only marks the pod; its
+	// replacement is created by a later scale-out at the revision the
+	// arithmetic wants, the same target.
+	podTarget := target.Name
 	revisions := r.revisionList()
 	index := inplace.NewRevisionIndex(revisions)
 	r.actions = slices.Grow(r.actions, len(admitted))
@@ -101,7 +92,7 @@ func (r *round) update() {
 
 // noteOrderPriority names the order-priority quirk when it decides something:
 // candidates without any orderedKey label are updated before every labelled one
-// (update-and-ordering 6.2, 11.1; DECISIONS.md).
+// (update-and-ordering 6.2, 11.1; docs/spec/DECISIONS.md).
 func (r *round) noteOrderPriority(ru *model.RollingUpdateStrategy, cands []*model.Pod) {
 	if ru == nil || ru.PriorityStrategy == nil || len(ru.PriorityStrategy.WeightPriority) > 0 || len(ru.PriorityStrategy.OrderPriority) == 0 {
 		return

@@ -49,11 +49,11 @@ func Completed(p *model.Pod, gates model.FeatureGates) (bool, error) {
 //
 //  1. with state.UpdateEnvFromMetadata, the runtime-containers-meta annotation must
 //     exist and list every spec container with the containerID of its status entry
-//     (DECISIONS.md: the hash test is taken as passed on equal container ids);
+//     (docs/spec/DECISIONS.md: the hash test is taken as passed on equal container ids);
 //  2. with the InPlaceWorkloadVerticalScaling gate and state.UpdateResources, there
 //     must be as many container statuses as spec containers and every status must
 //     report the spec's limits and requests;
-//  3. (the plain-hash shortcut is ignored, DECISIONS.md UO 11.5);
+//  3. (the plain-hash shortcut is ignored, docs/spec/DECISIONS.md UO 11.5);
 //  4. for every container status named in state.LastContainerStatuses: an unchanged
 //     imageID with a status image different from the spec image (a spec image with
 //     no ':' compared as "<image>:latest") → not completed; a recorded name without

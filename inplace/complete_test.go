@@ -96,7 +96,7 @@ func TestCompletedRules(t *testing.T) {
 			p.Status.ContainerStatuses[1].Resources = &model.ResourceRequirements{}
 		}, want: true},
 		{name: "5.2 gate off: resize not waited for", state: `{"revision":"web-2","updateResources":true}`, want: true},
-		// Rule 5.3: the plain-hash shortcut is ignored (DECISIONS.md), the image test decides.
+		// Rule 5.3: the plain-hash shortcut is ignored (docs/spec/DECISIONS.md), the image test decides.
 		{name: "5.3 consistent runtime meta does not short-cut the image test", state: imageState, mutate: func(p *model.Pod) {
 			p.Annotations[model.AnnotationRuntimeContainersMeta] = `{"containers":[{"name":"main","containerID":"c-main"},{"name":"side","containerID":"c-side"}]}`
 		}, want: false},

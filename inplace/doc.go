@@ -1,7 +1,7 @@
 // Package inplace decides whether a pod can be moved from one ControllerRevision to
 // another in place, and tracks an in-place update until it is complete.
 //
-// It implements update-and-ordering.md sections 1.4 (a pod's old revision), 2.2 (a)
+// It implements docs/spec/update-and-ordering.md sections 1.4 (a pod's old revision), 2.2 (a)
 // (the in-place bookkeeping of the refresh step), 4.3 and 4.4 (in-place
 // feasibility), 4.5 and 4.6 (the grace period) and 4.7 ("update completed").
 //

@@ -231,7 +231,7 @@ func ParsePending(p *model.Pod) (pending *Pending, ok bool, err error) {
 }
 
 // runtimeMeta is the kruise daemon's apps.kruise.io/runtime-containers-meta
-// annotation; only names and container ids are read (DECISIONS.md, UO 11.5).
+// annotation; only names and container ids are read (docs/spec/DECISIONS.md, UO 11.5).
 type runtimeMeta struct {
 	Containers []struct {
 		Name        string `json:"name"`

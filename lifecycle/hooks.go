@@ -186,6 +186,23 @@ func appendHookMarkers(b []byte, h *model.LifecycleHook) []byte {
 }
 
 // withKey appends the not-ready key effect to a reason.
+// NotReadyIgnored reports whether a hook's markPodNotReady has no effect on p
+// because p lacks the KruisePodReady readiness gate: the controller writes no
+// not-ready key then (lifecycle-status-validation 1.4; docs/spec/DECISIONS.md,
+// the effective markPodNotReady flag).
+func NotReadyIgnored(p *model.Pod, markPodNotReady bool) bool {
+	return markPodNotReady && !p.Spec.HasReadinessGate(model.ConditionKruisePodReady)
+}
+
+// withIgnored appends to reason why a requested markPodNotReady has no
+// effect on p, when it has none.
+func withIgnored(reason string, p *model.Pod, markPodNotReady bool) string {
+	if !NotReadyIgnored(p, markPodNotReady) {
+		return reason
+	}
+	return reason + "; markPodNotReady has no effect: the pod has no " + model.ConditionKruisePodReady + " readiness gate"
+}
+
 func withKey(reason string, effective bool, key, target string) string {
 	if !effective {
 		return reason

@@ -95,7 +95,7 @@ func inPlaceLifecycleRef(in UpdateInput, old *model.Revision, summary string) Up
 	state := p.LifecycleState()
 	toPreparingUpdate := func(rule, why string) UpdateDecision {
 		eff, key := NotReadyEffect(p, model.StatePreparingUpdate, markPodNotReady(hip))
-		reason := withKey(why, eff, key, model.StatePreparingUpdate)
+		reason := withIgnored(withKey(why, eff, key, model.StatePreparingUpdate), p, markPodNotReady(hip))
 		return UpdateDecision{
 			Rule: rule,
 			Actions: []model.Action{{

@@ -39,7 +39,7 @@ func RemovePod(cs *model.CloneSet, p *model.Pod, deletePVCs []string, reason str
 		return []model.Action{{
 			Type: model.ActionSetLifecycleState, Pod: p.Name,
 			From: from, To: model.StatePreparingDelete, MarkPodNotReady: eff,
-			Reason: withKey(withMarkers(reason+": preDelete hook (markers ", l.PreDelete, "), wait in PreparingDelete instead of deleting"), eff, key, model.StatePreparingDelete),
+			Reason: withIgnored(withKey(withMarkers(reason+": preDelete hook (markers ", l.PreDelete, "), wait in PreparingDelete instead of deleting"), eff, key, model.StatePreparingDelete), p, l.PreDelete.MarkPodNotReady),
 		}}, true
 	}
 	why := reason

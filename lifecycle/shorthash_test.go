@@ -8,7 +8,7 @@ import (
 
 // TestInPlaceUpdateRevisionLabelUnderShortHash: an in-place update rewrites the
 // pod's controller-revision-hash label to the target revision, in the short form
-// under CloneSetShortHash (update-and-ordering.md 1.1, 4.5 step 2); the action
+// under CloneSetShortHash (docs/spec/update-and-ordering.md 1.1, 4.5 step 2); the action
 // says so in revisionLabel only when the label differs from the revision name.
 func TestInPlaceUpdateRevisionLabelUnderShortHash(t *testing.T) {
 	cs := cloneSet(model.PolicyInPlaceIfPossible, 0, nil)

@@ -285,7 +285,7 @@ func inPlaceLifecycle(in UpdateInput, state string, old *model.Revision, summary
 func toPreparingUpdate(in UpdateInput, state string, hip *model.LifecycleHook, rule, why string) (UpdateDecision, model.Action) {
 	p := in.Pod
 	eff, key := NotReadyEffect(p, model.StatePreparingUpdate, markPodNotReady(hip))
-	reason := withKey(why, eff, key, model.StatePreparingUpdate)
+	reason := withIgnored(withKey(why, eff, key, model.StatePreparingUpdate), p, markPodNotReady(hip))
 	d := UpdateDecision{
 		Rule: rule,
 		Note: "pod " + p.Name + " (" + stateName(state) + ") enters PreparingUpdate before its in-place update to " + in.Target + ": " + reason,

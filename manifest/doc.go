@@ -1,7 +1,7 @@
 // Package manifest reads scenarios: streams of Kubernetes-shaped YAML or JSON
 // documents (a CloneSet, its Pods, PersistentVolumeClaims, ControllerRevisions,
 // Nodes and an optional clonesetcore/v1alpha1 Scenario document, see
-// shared/spec/scenario-format.md section 1) and turns them into a
+// docs/spec/scenario-format.md section 1) and turns them into a
 // model.Scenario.
 //
 // Reading is strict about types and lenient about content: documents of

@@ -585,7 +585,7 @@ func encHookDoc(h *model.LifecycleHook) encObject {
 
 // encV1alpha1Facts returns the as-written v1alpha1 strategy of a v1alpha1
 // CloneSet: cs.V1alpha1 when the loader kept it, else the facts the v1beta1
-// spec maps back to (lifecycle-status-validation.md 5.3).
+// spec maps back to (docs/spec/lifecycle-status-validation.md 5.3).
 func encV1alpha1Facts(cs *model.CloneSet) model.V1alpha1Fields {
 	if cs.V1alpha1 != nil {
 		return *cs.V1alpha1

@@ -22,7 +22,7 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte("a: &a [*a]\n"))
 	f.Add([]byte(beta(selTpl) + "  x: &m {a: 1, <<: [*m, *m, *m]}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, opts := range []Options{{}, {Strict: true}} {
+		for _, opts := range []Options{{}, {SkipBudgetRule: true}} {
 			s, err := opts.LoadBytes(data, "fuzz.yaml")
 			if err != nil {
 				if s != nil {

@@ -29,17 +29,24 @@ const (
 )
 
 // Options adjust how strictly a scenario is checked. The zero value is the
-// default of Load, LoadBytes, LoadFiles and the CLI.
+// default of Load, LoadBytes, LoadFiles and the CLI: a CloneSet is held to what
+// the API server would admit (upstream's defaulting, then the validating
+// webhook of its API version; docs/spec/lifecycle-status-validation.md 4).
 type Options struct {
-	// Strict also rejects a CloneSet that breaks only the budget rule of the
-	// webhook, "maxUnavailable and maxSurge should not both be less than 1"
-	// (rules A17 and B17 of lifecycle-status-validation.md 4.4/4.5, including
-	// the v1beta1 quirk that ignores maxSurge). By default such a CloneSet is
-	// accepted: the rule depends on spec.replicas, which the scale subresource
-	// (kubectl scale, autoscalers) changes without passing the CloneSet
-	// webhook, so a stored object can break it, and the real controller runs
-	// it. model.Validate still reports it, for the planner's notes. Every other
-	// webhook rule is enforced in both modes.
+	// SkipBudgetRule accepts a CloneSet that breaks only the webhook's budget
+	// rule, "maxUnavailable and maxSurge should not both be less than 1"
+	// (rules A17 and B17 of docs/spec/lifecycle-status-validation.md 4.4/4.5,
+	// including the v1beta1 quirk that ignores maxSurge). It is an opt-out for
+	// objects that bypassed admission: the rule depends on spec.replicas, which
+	// the scale subresource (kubectl scale, autoscalers) changes without
+	// passing the CloneSet webhook. The planner then names the broken rule in
+	// its notes. Every other webhook rule is enforced either way.
+	SkipBudgetRule bool
+
+	// Strict is the default and has no effect; it is kept so that programs
+	// written when SkipBudgetRule was the default still compile.
+	//
+	// Deprecated: the budget rule is enforced unless SkipBudgetRule is set.
 	Strict bool
 }
 
@@ -432,7 +439,7 @@ func (l *loader) assemble() (*model.Scenario, error) {
 	}
 	var errs []error
 	for _, fe := range model.ValidateStored(cs, allPods) {
-		if !l.opts.Strict && (fe.Rule == "A17" || fe.Rule == "B17") {
+		if l.opts.SkipBudgetRule && (fe.Rule == "A17" || fe.Rule == "B17") {
 			continue
 		}
 		errs = append(errs, fmt.Errorf("%s: CloneSet %s/%s: %s", where(csSource, nodeAt(csNode, fe.Path)), cs.Namespace, cs.Name, fe.Error()))

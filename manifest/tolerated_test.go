@@ -167,17 +167,6 @@ func TestToleratedInputs(t *testing.T) {
 			},
 		},
 		{
-			// Input strictness: the both-below-1 rule is only enforced with
-			// Options.Strict (see Options); model.Validate still reports it.
-			"v1beta1 maxUnavailable 0 with maxSurge 1 (B17) by default",
-			beta("  replicas: 4\n" + selTpl + "  updateStrategy:\n    rollingUpdate: {maxUnavailable: 0, maxSurge: 1}\n"),
-			func(t *testing.T, s *model.Scenario) {
-				if errs := model.Validate(s.CloneSet, s.Pods); !errs.HasRule("B17") {
-					t.Fatalf("Validate = %v, want B17", errs)
-				}
-			},
-		},
-		{
 			// LSV 7.12: v1beta1 OnDelete without rollingUpdate skips B11-B20.
 			"v1beta1 OnDelete",
 			beta(selTpl + "  updateStrategy: {type: OnDelete}\n"),
@@ -322,4 +311,33 @@ func indent(doc string) string {
 		}
 	}
 	return strings.Join(lines, "\n") + "\n"
+}
+
+// TestSkipBudgetRule: a CloneSet that breaks only the both-below-1 rule (B17)
+// is rejected by default (TestBadInputs) and loads with
+// Options.SkipBudgetRule, the opt-out for objects that bypassed admission;
+// model.Validate still reports it, for the planner's notes.
+func TestSkipBudgetRule(t *testing.T) {
+	in := beta("  replicas: 4\n" + selTpl + "  updateStrategy:\n    rollingUpdate: {maxUnavailable: 0, maxSurge: 1}\n")
+	if _, err := LoadBytes([]byte(in), "test.yaml"); err == nil {
+		t.Fatal("loaded by default; want the B17 error")
+	}
+	s, err := Options{SkipBudgetRule: true}.LoadBytes([]byte(in), "test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if errs := model.Validate(s.CloneSet, s.Pods); !errs.HasRule("B17") {
+		t.Fatalf("Validate = %v, want B17", errs)
+	}
+}
+
+// TestEmptyV1alpha1UpdateType: an explicit empty v1alpha1 update type is
+// defaulted to ReCreate by the mutating webhook and then admitted
+// (docs/spec/DECISIONS.md "Input strictness").
+func TestEmptyV1alpha1UpdateType(t *testing.T) {
+	s := mustLoad(t, alpha(selTpl+"  updateStrategy: {type: \"\"}\n"))
+	ru := s.CloneSet.Spec.UpdateStrategy.RollingUpdate
+	if s.CloneSet.Spec.UpdateStrategy.Type != model.UpdateStrategyRollingUpdate || ru == nil || ru.PodUpdatePolicy != model.PolicyReCreate {
+		t.Fatalf("update strategy %+v (rolling update %+v), want RollingUpdate with ReCreate", s.CloneSet.Spec.UpdateStrategy, ru)
+	}
 }

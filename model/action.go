@@ -1,6 +1,6 @@
 package model
 
-// ActionType names the kind of a plan action (scenario-format.md section 2).
+// ActionType names the kind of a plan action (docs/spec/scenario-format.md section 2).
 type ActionType string
 
 // The action types of a plan.
@@ -18,7 +18,7 @@ const (
 
 // Action is one thing a controller must do. Only the fields of its Type are
 // meaningful; MarshalJSON writes exactly those, in the order of the table in
-// scenario-format.md section 2.
+// docs/spec/scenario-format.md section 2.
 type Action struct {
 	Type ActionType
 

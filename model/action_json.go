@@ -152,7 +152,7 @@ func (a Action) MarshalJSON() ([]byte, error) {
 
 // RevisionLabelValue returns what the controller writes into a pod's
 // controller-revision-hash label for revision rev: the short hash under the
-// CloneSetShortHash gate, else the full name (update-and-ordering.md 1.1).
+// CloneSetShortHash gate, else the full name (docs/spec/update-and-ordering.md 1.1).
 func RevisionLabelValue(rev string, gates FeatureGates) string {
 	if gates.CloneSetShortHash {
 		return ShortHash(rev)

@@ -4,7 +4,7 @@ import (
 	"strconv"
 )
 
-// Default values the mutating webhook writes (lifecycle-status-validation.md 4.1).
+// Default values the mutating webhook writes (docs/spec/lifecycle-status-validation.md 4.1).
 const (
 	// DefaultReplicas is the default of spec.replicas in both API versions.
 	DefaultReplicas int32 = 1
@@ -24,7 +24,7 @@ const (
 )
 
 // SetDefaults applies the defaults of the mutating webhook for the object's API
-// version (lifecycle-status-validation.md 4.1), in place.
+// version (docs/spec/lifecycle-status-validation.md 4.1), in place.
 //
 // For a v1beta1 object it fills spec.replicas, revisionHistoryLimit, the update
 // strategy type and, for RollingUpdate, the rollingUpdate block (created when
@@ -116,7 +116,7 @@ func setV1beta1UpdateDefaults(us *UpdateStrategy) {
 
 // ConvertV1alpha1 derives the internal (v1beta1) spec fields of a v1alpha1
 // object from its as-written v1alpha1 facts (cs.V1alpha1), its labels and its
-// annotations, exactly as lifecycle-status-validation.md 5.2 says:
+// annotations, exactly as docs/spec/lifecycle-status-validation.md 5.2 says:
 // enablePVCReuse = !disablePVCReuse; excludePreparingDelete from the
 // apps.kruise.io/cloneset-scaling-exclude-preparing-delete label equal to
 // exactly "true"; updateStrategy.type OnDelete keeps type OnDelete and drops the
@@ -248,7 +248,7 @@ func copySelector(s LabelSelector) LabelSelector {
 
 // v1alpha1View returns the v1alpha1 facts validation reads: cs.V1alpha1 when
 // present, else a view derived from the v1beta1 spec with the mapping of
-// lifecycle-status-validation.md 5.3 (for objects built in code).
+// docs/spec/lifecycle-status-validation.md 5.3 (for objects built in code).
 func v1alpha1View(cs *CloneSet) V1alpha1Fields {
 	if cs.V1alpha1 != nil {
 		return *cs.V1alpha1

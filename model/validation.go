@@ -40,7 +40,7 @@ type FieldError struct {
 	BadValue string
 	// Message is the upstream message (may be empty for Required).
 	Message string
-	// Rule is the id of the rule of lifecycle-status-validation.md 4.4/4.5 that
+	// Rule is the id of the rule of docs/spec/lifecycle-status-validation.md 4.4/4.5 that
 	// produced the error ("A2", "B17", ...).
 	Rule string
 }
@@ -143,7 +143,7 @@ func errDuplicate(rule, path string, value any) FieldError {
 const msgNonNegative = "must be greater than or equal to 0"
 
 // Validate runs the create-time rules of the upstream validating webhook for the
-// object's API version (lifecycle-status-validation.md 4.4 rules A1-A18 for
+// object's API version (docs/spec/lifecycle-status-validation.md 4.4 rules A1-A18 for
 // apps.kruise.io/v1alpha1, 4.5 rules B1-B20 for apps.kruise.io/v1beta1) on a
 // defaulted object (see SetDefaults) and returns every failure. The v1alpha1
 // rules read the as-written strategy in cs.V1alpha1; A10 (podsToDelete) looks
@@ -157,7 +157,7 @@ func Validate(cs *CloneSet, pods []*Pod) FieldErrors {
 // of Validate, except that A10 accepts podsToDelete names whose pod is gone or
 // terminating. Such names were admitted when they were added and stay in the
 // stored object until the controller drops them after the pod is gone
-// (scale-and-budgets.md 6.7). A name of a pod that belongs to another controller
+// (docs/spec/scale-and-budgets.md 6.7). A name of a pod that belongs to another controller
 // is still an error. Scenario loading uses this rule set.
 func ValidateStored(cs *CloneSet, pods []*Pod) FieldErrors {
 	return validate(nil, cs, pods, true)

@@ -10,7 +10,7 @@ import (
 )
 
 // LabelHostname is the topology key for which the spread-constraints ranker
-// orders a topology without the same-node ranker (update-and-ordering.md 8.5).
+// orders a topology without the same-node ranker (docs/spec/update-and-ordering.md 8.5).
 const LabelHostname = "kubernetes.io/hostname"
 
 // DeletionOptions are the inputs of RankForDeletion besides the group.
@@ -266,7 +266,7 @@ func (r *ranker) sort(s []ent) {
 }
 
 // RankForDeletion orders a scale-in group, first = deleted first, with the keys
-// of update-and-ordering.md 8.2 (scale-and-budgets.md 4.6):
+// of docs/spec/update-and-ordering.md 8.2 (docs/spec/scale-and-budgets.md 4.6):
 //
 //  1. exactly one pod unscheduled: the unscheduled one;
 //  2. lower phase rank (Pending 0, Unknown 1, Running 2, others 0);

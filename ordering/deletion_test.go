@@ -300,7 +300,7 @@ func TestSameNodeRanker(t *testing.T) {
 	assertOrder(t, got, "u2", "u1", "z1", "x4", "x3", "z2", "x2", "y1", "x1")
 }
 
-// Example 17 of update-and-ordering.md section 10.
+// Example 17 of docs/spec/update-and-ordering.md section 10.
 func example17() []*model.Pod {
 	return []*model.Pod{
 		newPod("a0", onNode("node-a"), readyAt(secs(10)), created(secs(0))),

@@ -2,23 +2,23 @@
 // controller does, as pure deterministic functions:
 //
 //   - RankForDeletion orders a scale-in group, first = deleted first, with the
-//     comparison keys of update-and-ordering.md 8.2 (scale-and-budgets.md 4.6)
+//     comparison keys of docs/spec/update-and-ordering.md 8.2 (docs/spec/scale-and-budgets.md 4.6)
 //     and, as key 5, the rank given by the same-node ranker (8.4) or, when the
 //     update revision's template has topology spread constraints, by the
 //     spread-constraints ranker (8.5); FirstForDeletion returns only the
 //     first k pods of that order, faster;
 //   - SortForUpdate orders update candidates, first = updated first, with the
-//     pipeline of update-and-ordering.md 2.6: default order (section 5),
+//     pipeline of docs/spec/update-and-ordering.md 2.6: default order (section 5),
 //     priority strategy (section 6), scatter strategy (section 7) and the
 //     PreparingUpdate-first pass.
 //
-// Every returned entry carries a Why key (update-and-ordering.md 9.1) naming the
+// Every returned entry carries a Why key (docs/spec/update-and-ordering.md 9.1) naming the
 // comparison key or pass that placed the pod before the next one.
 //
 // # Determinism
 //
 // Upstream sorts with unstable algorithms and iterates maps; this package
-// applies the library rules D1-D11 of update-and-ordering.md section 9 instead.
+// applies the library rules D1-D11 of docs/spec/update-and-ordering.md section 9 instead.
 // Every comparison ends with the pod name (ascending, byte-wise), and every
 // sort behaves as a stable sort over the pods put in canonical order (ascending
 // name). Because the name is the last key, the result never depends on the

@@ -14,7 +14,7 @@ type Ranked struct {
 	// Pod is the ranked pod (the caller's pointer, never a copy).
 	Pod *model.Pod
 	// Why names the comparison key or pass that placed Pod before the next
-	// entry (update-and-ordering.md 9.1); one of the Why* constants, or
+	// entry (docs/spec/update-and-ordering.md 9.1); one of the Why* constants, or
 	// WhyScatterPrefix followed by "<key>=<value>". The final entry has
 	// WhyLast unless a pass of the update pipeline moved it.
 	Why string
@@ -29,7 +29,7 @@ type Ranked struct {
 	Index int
 }
 
-// Explanation keys of update-and-ordering.md 9.1, the values of Ranked.Why.
+// Explanation keys of docs/spec/update-and-ordering.md 9.1, the values of Ranked.Why.
 const (
 	// WhyUnscheduled: exactly one of the two pods has no node; it goes first.
 	WhyUnscheduled = "unscheduled"
@@ -69,7 +69,7 @@ const (
 	WhyScatterPrefix = "scatter:"
 )
 
-// DeletionCost returns the pod-deletion-cost of p (update-and-ordering.md 8.3):
+// DeletionCost returns the pod-deletion-cost of p (docs/spec/update-and-ordering.md 8.3):
 // the annotation controller.kubernetes.io/pod-deletion-cost parsed as a base-10
 // int32. The value must be non-empty and start with '-', or with a digit 1-9,
 // or be exactly "0"; anything else, and any value that does not parse or does
@@ -94,7 +94,7 @@ func DeletionCost(p *model.Pod) int32 {
 }
 
 // IntSuffix returns the integer at the end of v, as the order priority strategy
-// reads label values (update-and-ordering.md 6.2): the longest run of ASCII
+// reads label values (docs/spec/update-and-ordering.md 6.2): the longest run of ASCII
 // digits ending v, parsed as a base-10 int64. Without such a run, or when it
 // does not fit in 64 bits, the result is 0. A sign is never part of the run:
 // IntSuffix("sts-10") is 10, IntSuffix("-5") is 5, IntSuffix("10a") is 0.

@@ -9,7 +9,7 @@ import (
 	"github.com/clonecore/cloneset/model"
 )
 
-// The table of update-and-ordering.md 8.3, plus edge cases.
+// The table of docs/spec/update-and-ordering.md 8.3, plus edge cases.
 func TestDeletionCost(t *testing.T) {
 	cases := []struct {
 		value string
@@ -56,7 +56,7 @@ func TestDeletionCost(t *testing.T) {
 	}
 }
 
-// The table of update-and-ordering.md 6.2, plus edge cases.
+// The table of docs/spec/update-and-ordering.md 6.2, plus edge cases.
 func TestIntSuffix(t *testing.T) {
 	cases := []struct {
 		v    string

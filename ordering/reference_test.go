@@ -1,6 +1,6 @@
 package ordering
 
-// A slow, literal reference implementation of update-and-ordering.md sections
+// A slow, literal reference implementation of docs/spec/update-and-ordering.md sections
 // 5-8, written straight from the spec text with time.Time values, model
 // predicates, sort.SliceStable over the canonical (name) order and maps, so
 // that the optimized implementation can be compared against it on random

@@ -213,7 +213,7 @@ func sortUpdate(keys []updKey) []*updKey {
 }
 
 // SortForUpdate orders update candidates, first = updated first, with the
-// pipeline of update-and-ordering.md 2.6:
+// pipeline of docs/spec/update-and-ordering.md 2.6:
 //
 //  1. the default order of section 5: exactly one unscheduled pod first, lower
 //     phase rank, not ready, both ready: zero or more recent ready time, higher

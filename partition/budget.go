@@ -1,8 +1,8 @@
 package partition
 
 // Budget is the budget of one reconcile: the resolved inputs R, P, S, U, SU and
-// the results of the diff arithmetic of scale-and-budgets.md section 3, under
-// the JSON names of the plan's "budget" object (scenario-format.md section 2).
+// the results of the diff arithmetic of docs/spec/scale-and-budgets.md section 3, under
+// the JSON names of the plan's "budget" object (docs/spec/scenario-format.md section 2).
 // All fields are pod counts. A CloneSet at rest has every field after
 // ScaleMaxUnavailable at 0.
 type Budget struct {
@@ -72,7 +72,7 @@ func FlagsFor(in Input) Flags {
 	}
 }
 
-// Diff is the diff calculation of scale-and-budgets.md section 3 on resolved
+// Diff is the diff calculation of docs/spec/scale-and-budgets.md section 3 on resolved
 // parameters and pod counters. It copies R, P, S, U and SU into the budget.
 // The integer arithmetic is the controller's, so extreme inputs (for example a
 // percentage whose value overflows) wrap exactly as they do upstream.

@@ -34,7 +34,7 @@ func nfresh(prefix string, n int) []*model.Pod {
 	return pods(prefix, revB, n, withState(model.StatePreparingNormal), notReady())
 }
 
-// TestWorkedExamples reproduces the budget numbers of scale-and-budgets.md 8.1
+// TestWorkedExamples reproduces the budget numbers of docs/spec/scale-and-budgets.md 8.1
 // to 8.11. Field order of B: R P S U SU | up upOld upLimit | down downOld
 // delReady | surge surgeOld | updNum updMaxUnav.
 func TestWorkedExamples(t *testing.T) {
@@ -354,7 +354,7 @@ func TestComputeIsResolveCountDiff(t *testing.T) {
 	}
 }
 
-// TestBudgetJSON pins the JSON names and their order (scenario-format.md 2).
+// TestBudgetJSON pins the JSON names and their order (docs/spec/scenario-format.md 2).
 func TestBudgetJSON(t *testing.T) {
 	b, err := json.Marshal(B(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, -14, 15))
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 	"github.com/clonecore/cloneset/model"
 )
 
-// Variant selects the "is this pod updated" predicate of scale-and-budgets.md
+// Variant selects the "is this pod updated" predicate of docs/spec/scale-and-budgets.md
 // 1.9. The controller runs the budget arithmetic once per variant.
 type Variant int
 
@@ -55,7 +55,7 @@ type Input struct {
 	Now time.Time
 }
 
-// Counters are the pod classification counters of scale-and-budgets.md
+// Counters are the pod classification counters of docs/spec/scale-and-budgets.md
 // section 2. Every observed pod is counted on the new side when it is updated
 // under the chosen Variant and on the old side otherwise, and falls into the
 // first matching row of: PreparingDelete (PreDel), specified-delete (ToDel),
@@ -99,7 +99,7 @@ func PodsToDeleteSet(cs *model.CloneSet) map[string]bool {
 	return set
 }
 
-// IsSpecifiedDelete is SpecifiedDelete(p) of scale-and-budgets.md 1.9: the pod
+// IsSpecifiedDelete is SpecifiedDelete(p) of docs/spec/scale-and-budgets.md 1.9: the pod
 // carries the apps.kruise.io/specified-delete label with any value (even
 // empty), or its name is in podsToDelete (see PodsToDeleteSet). A nil pod is
 // not specified-delete.
@@ -111,7 +111,7 @@ func IsSpecifiedDelete(p *model.Pod, podsToDelete map[string]bool) bool {
 }
 
 // IsUpdated reports whether the pod counts as updated (new side) under the
-// variant (scale-and-budgets.md 1.9): its controller-revision-hash label
+// variant (docs/spec/scale-and-budgets.md 1.9): its controller-revision-hash label
 // matches updateRevision (full name or short hash), or, for ScaleVariant only,
 // the PreparingUpdateAsUpdate gate is on and the pod is in state
 // PreparingUpdate. Any value other than ScaleVariant behaves as UpdateVariant.
@@ -126,7 +126,7 @@ func IsUpdated(p *model.Pod, updateRevision string, gates model.FeatureGates, v 
 	return p.InRevision(updateRevision)
 }
 
-// ReadyForBudget is ReadyForBudget(p) of scale-and-budgets.md 1.9:
+// ReadyForBudget is ReadyForBudget(p) of docs/spec/scale-and-budgets.md 1.9:
 // Available(p, 0), the availability test with minReadySeconds ignored. The
 // scale phase charges deleteReadyLimit only for pods that pass it, so a pod that
 // is Ready but not yet past minReadySeconds is unavailable for the counters yet
@@ -136,7 +136,7 @@ func ReadyForBudget(p *model.Pod, now time.Time) bool {
 }
 
 // PodClass is what Count reads of one observed pod: the inputs of its row
-// and side in the counters of scale-and-budgets.md section 2.
+// and side in the counters of docs/spec/scale-and-budgets.md section 2.
 type PodClass struct {
 	// Updated is IsUpdated under the variant (the new side).
 	Updated bool
@@ -150,7 +150,7 @@ type PodClass struct {
 }
 
 // Count classifies the observed pods into the counters of
-// scale-and-budgets.md section 2 under the variant. It is O(len(in.Pods)) and
+// docs/spec/scale-and-budgets.md section 2 under the variant. It is O(len(in.Pods)) and
 // independent of the order of the pods; nil pods are skipped.
 func Count(in Input, v Variant) Counters {
 	var m int32

@@ -1,5 +1,5 @@
 // Package partition computes the budget of one CloneSet reconcile: the numbers
-// of the plan's "budget" object (scenario-format.md section 2) that decide how
+// of the plan's "budget" object (docs/spec/scenario-format.md section 2) that decide how
 // many pods the scale phase creates or deletes, how many
 // of them belong to the old (current) revision, how far the controller may surge
 // above the desired replicas, how many ready pods it may delete, and how many pods
@@ -9,7 +9,7 @@
 // It reproduces the arithmetic of the OpenKruise CloneSet controller
 // (calculateDiffsWithExpectation in kruise
 // pkg/controller/cloneset/sync/cloneset_sync_utils.go) as specified in
-// scale-and-budgets.md sections 1 to 3, quirks included:
+// docs/spec/scale-and-budgets.md sections 1 to 3, quirks included:
 //
 //   - Resolve turns the CloneSet spec into the five resolved parameters R
 //     (replicas), P (partition, [PartitionCount]), S (maxSurge), U

@@ -8,7 +8,7 @@ import (
 	"github.com/clonecore/cloneset/model"
 )
 
-// Test fixtures: the conventions of scale-and-budgets.md section 8. Every pod is
+// Test fixtures: the conventions of docs/spec/scale-and-budgets.md section 8. Every pod is
 // Running with a Ready condition that turned True an hour ago, state Normal
 // unless stated otherwise; "rev-a" is the current and "rev-b" the update
 // revision.

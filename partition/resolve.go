@@ -11,7 +11,7 @@ import (
 var defaultMaxUnavailable = model.FromString("20%")
 
 // Params are the five resolved inputs of the budget arithmetic
-// (scale-and-budgets.md 1.3 to 1.6), all as pod counts, plus the problems met
+// (docs/spec/scale-and-budgets.md 1.3 to 1.6), all as pod counts, plus the problems met
 // while resolving them.
 type Params struct {
 	// Replicas is R: spec.replicas, or 1 when absent (1.1).
@@ -39,7 +39,7 @@ type Params struct {
 }
 
 // Resolve computes R, P, S, U and SU from the CloneSet spec
-// (scale-and-budgets.md 1.3 to 1.6). A value the controller's parser rejects is
+// (docs/spec/scale-and-budgets.md 1.3 to 1.6). A value the controller's parser rejects is
 // resolved as the controller resolves it (0) and named in Params.Problems.
 // A nil CloneSet is treated as an empty spec (one replica, no rollingUpdate
 // block) and reported as a problem.
@@ -118,7 +118,7 @@ func quoted(v model.IntOrPercent) string {
 }
 
 // PartitionCount is the controller's CalculatePartitionReplicas
-// (scale-and-budgets.md 1.3, lifecycle-status-validation.md 2.2): the number of
+// (docs/spec/scale-and-budgets.md 1.3, docs/spec/lifecycle-status-validation.md 2.2): the number of
 // pods rollingUpdate.partition keeps at the current revision.
 //
 // An absent partition (or an absent rollingUpdate block) counts 0. An integer
@@ -146,7 +146,7 @@ func PartitionCount(cs *model.CloneSet) (int, error) {
 	return max(min(p, r), 0), nil
 }
 
-// ExcludePreparingDelete reports X of scale-and-budgets.md 1.8: whether pods in
+// ExcludePreparingDelete reports X of docs/spec/scale-and-budgets.md 1.8: whether pods in
 // state PreparingDelete are left out of the current totals of the scale
 // arithmetic. It is true when the controller flag
 // cloneset-scaling-exclude-preparing-delete is set or the CloneSet's
@@ -160,7 +160,7 @@ func ExcludePreparingDelete(cs *model.CloneSet, flags model.ControllerFlags) boo
 	return cs != nil && cs.Spec.ScaleStrategy.ExcludePreparingDelete
 }
 
-// Rollback reports the Rollback flag of scale-and-budgets.md 1.7: the
+// Rollback reports the Rollback flag of docs/spec/scale-and-budgets.md 1.7: the
 // CloneSetPartitionRollback gate is on and the current and update revisions
 // differ (compared as strings). Only then may the arithmetic move pods back to
 // the current revision (a negative updateNum).

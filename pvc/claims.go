@@ -145,7 +145,7 @@ func (x *Index) Has(name string) bool {
 }
 
 // ClaimsForNewPod returns, for the new pod with instance id id, the PVC names of
-// the CloneSet's volume claim templates in declaration order (scale-and-budgets.md
+// the CloneSet's volume claim templates in declaration order (docs/spec/scale-and-budgets.md
 // 4.4 "PVCs of the pod", rule N5), split into the ones to create first and the
 // ones that already exist in V and are reused. A template name given twice
 // counts once (upstream keys the claims by template name). Both lists are nil
@@ -180,9 +180,9 @@ func (x *Index) ClaimsForNewPod(cs *model.CloneSet, id string) (create, reuse []
 
 // ClaimsOfPod returns the names of the PVCs of V whose instance-id label equals
 // the pod's, in canonical order: the deletePVCs of a DeletePod action
-// (scale-and-budgets.md 4.5, 5.6). [quirk] The match is plain label equality,
+// (docs/spec/scale-and-budgets.md 4.5, 5.6). [quirk] The match is plain label equality,
 // so a pod without an instance-id label matches every PVC of V without one
-// (DECISIONS.md, SB 9.6). The result is a fresh slice, nil when empty or when p
+// (docs/spec/DECISIONS.md, SB 9.6). The result is a fresh slice, nil when empty or when p
 // is nil.
 func (x *Index) ClaimsOfPod(p *model.Pod) []string {
 	if x == nil || p == nil {
@@ -231,11 +231,11 @@ func ClaimsOfPod(p *model.Pod, usable []*model.PVC) []string {
 }
 
 // OwnerAPIVersion is the apiVersion of the owner reference the CloneSet puts
-// on the pods and PVCs it creates (scale-and-budgets.md 4.4).
+// on the pods and PVCs it creates (docs/spec/scale-and-budgets.md 4.4).
 const OwnerAPIVersion = model.APIVersionV1beta1
 
 // NewClaim builds the PVC that template t gives the pod with instance id id
-// (scale-and-budgets.md 5.2): name ClaimName(t.Name, cs, id), the CloneSet's
+// (docs/spec/scale-and-budgets.md 5.2): name ClaimName(t.Name, cs, id), the CloneSet's
 // namespace, labels = the template's, then the selector's matchLabels (which win),
 // then the instance-id label; the template's annotations and storage request;
 // owner references = the template's own (read from t.Raw metadata, normally
@@ -290,7 +290,7 @@ func templateOwnerRefs(raw map[string]any) []model.OwnerReference {
 	return out
 }
 
-// PodVolumes returns the volume names of a new pod (scale-and-budgets.md 5.3):
+// PodVolumes returns the volume names of a new pod (docs/spec/scale-and-budgets.md 5.3):
 // one volume per volume claim template, named after it, in declaration order
 // (rule N4), followed by the pod template's volumes (templateVolumes, in order)
 // whose names are not claim template names.

@@ -7,7 +7,7 @@ import (
 )
 
 // ReasonCleanup is the common prefix of the reason texts of clean-up actions
-// (scale-and-budgets.md 4.2).
+// (docs/spec/scale-and-budgets.md 4.2).
 const ReasonCleanup = "PVC clean-up"
 
 // ReuseEnabled reports whether the CloneSet reuses the PVCs of pods that
@@ -30,7 +30,7 @@ func IsOwnedBy(pvc *model.PVC, cs *model.CloneSet) bool {
 
 // Owned returns the CloneSet's owned PVCs in canonical order (ascending name):
 // those with a controller owner reference to it and no deletionTimestamp
-// (scale-and-budgets.md section 0, upstream getOwnedPVCs). Nil entries are
+// (docs/spec/scale-and-budgets.md section 0, upstream getOwnedPVCs). Nil entries are
 // skipped; of several PVCs with one name only the first in input order is kept.
 func Owned(cs *model.CloneSet, pvcs []*model.PVC) []*model.PVC {
 	claims := ownedClaims(cs, pvcs)
@@ -95,7 +95,7 @@ func sortClaims(claims []claim) {
 	model.SortByName(claims, func(c claim) string { return c.name })
 }
 
-// Usable returns V, the PVCs the scale phase sees (scale-and-budgets.md 5.4),
+// Usable returns V, the PVCs the scale phase sees (docs/spec/scale-and-budgets.md 5.4),
 // and the clean-up actions of the round. With reuse enabled V is every owned,
 // non-terminating PVC and there is no action; with reuse disabled it is the
 // result of Cleanup. The arguments are those of Cleanup.
@@ -107,7 +107,7 @@ func Usable(cs *model.CloneSet, activePods, inactive []*model.Pod, owned []*mode
 }
 
 // Reown returns a copy of the PVC as a SetPVCOwner action leaves it
-// (scale-and-budgets.md 5.4): the owner references designating the CloneSet
+// (docs/spec/scale-and-budgets.md 5.4): the owner references designating the CloneSet
 // removed and a controller reference to the pod appended (apiVersion v1, kind
 // Pod). Labels and annotations are copied, not shared. It is meant for
 // simulators that apply plans; a nil PVC or pod yields nil.
@@ -145,7 +145,7 @@ func designates(r model.OwnerReference, cs *model.CloneSet) bool {
 }
 
 // Cleanup is the PVC clean-up of a round with reuse disabled
-// (scale-and-budgets.md 5.4, upstream cleanupPVCs). Its inputs are
+// (docs/spec/scale-and-budgets.md 5.4, upstream cleanupPVCs). Its inputs are
 //
 //   - activePods: the CloneSet's owned active pods, including those that no
 //     longer match the selector (clean-up runs before they are released);

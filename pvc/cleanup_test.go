@@ -17,7 +17,7 @@ func rInactive(id, pod string) string {
 	return "PVC clean-up: instance id " + id + " belongs to inactive pod " + pod
 }
 
-// TestCleanup covers every branch of scale-and-budgets.md 5.4.
+// TestCleanup covers every branch of docs/spec/scale-and-budgets.md 5.4.
 func TestCleanup(t *testing.T) {
 	cs := newCS("web", specUID, false, "data")
 	reuseCS := newCS("web", specUID, true, "data")

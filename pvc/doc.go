@@ -1,6 +1,6 @@
 // Package pvc holds the CloneSet rules about instance ids, pod and PVC names, and
 // which PersistentVolumeClaims a round creates, reuses, re-owns or deletes
-// (scale-and-budgets.md sections 5 and 7.2).
+// (docs/spec/scale-and-budgets.md sections 5 and 7.2).
 //
 // Everything here is pure and deterministic: no clock, no randomness, no
 // dependence on map iteration order or on the order of the input slices. Where

@@ -10,7 +10,7 @@ import (
 
 // A scale-out of three pods for CloneSet web with reuse enabled: the PVC of
 // pod web-h7777 (evicted, gone) is still there, so its id is reused first;
-// the other two ids are generated (scale-and-budgets.md 7.2), skipping 797rr,
+// the other two ids are generated (docs/spec/scale-and-budgets.md 7.2), skipping 797rr,
 // which a running pod holds.
 func ExampleAllocateIDs() {
 	cs := &model.CloneSet{Name: "web", UID: "6f1c2a9e-0000-4000-8000-000000000001"}

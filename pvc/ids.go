@@ -17,7 +17,7 @@ type Allocation struct {
 	Reused bool
 }
 
-// AllocateIDs returns the n instance ids of a scale-out (scale-and-budgets.md
+// AllocateIDs returns the n instance ids of a scale-out (docs/spec/scale-and-budgets.md
 // 5.5 with the deterministic replacements N1-N3 of 7.1), sorted ascending: the
 // creation order of 4.4 (current-revision pods take the first ids).
 //
@@ -191,7 +191,7 @@ func Collisions(cs *model.CloneSet, allocs []Allocation, pods []*model.Pod) []st
 }
 
 // CollisionNote is the plan note for a reused id whose pod name is still taken
-// (the 5.5 quirk; DECISIONS.md "Free ids held by inactive pods").
+// (the 5.5 quirk; docs/spec/DECISIONS.md "Free ids held by inactive pods").
 func CollisionNote(cs *model.CloneSet, id string) string {
 	name := PodName(cs, id)
 	return "instance id " + id + " is reused while pod " + name +

@@ -12,7 +12,7 @@ import (
 // gen returns candidate k of the spec CloneSet's sequence (uid specUID, name web).
 func gen(k int) string { return GenerateID(specUID, "web", k) }
 
-// TestAllocateIDs covers scale-and-budgets.md 5.5 and the exclusion set of 7.2.
+// TestAllocateIDs covers docs/spec/scale-and-budgets.md 5.5 and the exclusion set of 7.2.
 func TestAllocateIDs(t *testing.T) {
 	cs := newCS("web", specUID, true, "data")
 	c := func(id string) *model.PVC { return mkClaim(cs, "data", id) }

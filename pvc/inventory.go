@@ -6,7 +6,7 @@ import (
 
 // Inventory is the PVC work of one round of a CloneSet in one value: it reads
 // the instance id of every pod and PVC once, and answers the clean-up
-// (Cleanup, scale-and-budgets.md 5.4), the set V with its Index, and the id
+// (Cleanup, docs/spec/scale-and-budgets.md 5.4), the set V with its Index, and the id
 // allocation of a scale-out (AllocateIDs, 5.5 and 7.2) from what it read.
 // The answers are those of the package's functions on the same inputs; a
 // planner that needs several of them reads each pod and PVC once instead of
@@ -39,7 +39,7 @@ type RoundPods struct {
 	ObservedIDs []string
 	// Released are the active owned pods that no longer match the selector:
 	// clean-up keeps their PVCs, allocation does not count their ids
-	// (scale-and-budgets.md 5.4, 5.5).
+	// (docs/spec/scale-and-budgets.md 5.4, 5.5).
 	Released []*model.Pod
 	// Inactive are the owned pods that are terminating or terminal.
 	Inactive []*model.Pod

@@ -58,7 +58,7 @@ func encodeID(h uint64) string {
 }
 
 // GenerateID returns candidate number k of the deterministic instance-id
-// sequence of a CloneSet (scale-and-budgets.md 7.2 steps 1-3): the 64-bit FNV-1a
+// sequence of a CloneSet (docs/spec/scale-and-budgets.md 7.2 steps 1-3): the 64-bit FNV-1a
 // hash of uid + "\x00" + name + "\x00" + decimal(k), written as five base-27
 // digits over Alphabet, least significant first. It does not check exclusions;
 // AllocateIDs does. k is meant to be 0, 1, 2, ...; a negative k is hashed with

@@ -7,7 +7,7 @@ import (
 	"github.com/clonecore/cloneset/model"
 )
 
-// TestGenerateIDVectors checks the test vectors of scale-and-budgets.md 7.2.
+// TestGenerateIDVectors checks the test vectors of docs/spec/scale-and-budgets.md 7.2.
 func TestGenerateIDVectors(t *testing.T) {
 	tests := []struct {
 		uid, name string

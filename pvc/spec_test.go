@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
-// TestExample8_3 is scale-and-budgets.md 8.3: scale-out during a partitioned
+// TestExample8_3 is docs/spec/scale-and-budgets.md 8.3: scale-out during a partitioned
 // update, with PVC reuse.
 func TestExample8_3(t *testing.T) {
 	build := func(reuse bool) world {
@@ -61,7 +61,7 @@ func TestExample8_3(t *testing.T) {
 	})
 }
 
-// TestExample8_12 is scale-and-budgets.md 8.12: clean-up with reuse off, and
+// TestExample8_12 is docs/spec/scale-and-budgets.md 8.12: clean-up with reuse off, and
 // the collision with reuse on.
 func TestExample8_12(t *testing.T) {
 	build := func(reuse bool) world {
@@ -130,7 +130,7 @@ func TestExample8_12(t *testing.T) {
 	})
 }
 
-// TestExample8_13 is scale-and-budgets.md 8.13: deterministic ids.
+// TestExample8_13 is docs/spec/scale-and-budgets.md 8.13: deterministic ids.
 func TestExample8_13(t *testing.T) {
 	cs := newCS("web", specUID, false)
 	w := world{cs: cs, pods: []*model.Pod{mkPod(cs, "797rr")}}
@@ -148,7 +148,7 @@ func TestExample8_13(t *testing.T) {
 	}
 }
 
-// TestSummary5_8 checks every row of the table of scale-and-budgets.md 5.8, in
+// TestSummary5_8 checks every row of the table of docs/spec/scale-and-budgets.md 5.8, in
 // both columns.
 func TestSummary5_8(t *testing.T) {
 	x := "xxxxx"

@@ -81,7 +81,7 @@ func (r *ApplyReport) Failures() []ActionResult {
 //  1. revision bookkeeping: the ControllerRevision of spec.template is created
 //     when missing (under the plan's update revision name) or, when an older one
 //     matches, its revision number is bumped (LSV 2.3);
-//  2. the actions in order, each with the effects of scenario-format.md section
+//  2. the actions in order, each with the effects of docs/spec/scenario-format.md section
 //     2 and the spec sections it cites (CreatePod: scale-and-budgets 4.4 and LSV
 //     1.5 W3; SetLifecycleState: LSV 1.5 W1/W2 with the KruisePodReady effects of
 //     LSV 1.4; UpdatePodInPlace: update-and-ordering 4.5; ...). CreatePod

@@ -100,9 +100,8 @@
 //     a pod unready forever); a scale-out that scaleStrategy.maxUnavailable
 //     blocks while the unavailable pods cannot recover (nothing is deleted in
 //     a round that wants to scale out, and the update budget is not positive
-//     while under-replicated); the in-place roll-back that re-applies the update
-//     revision and so never ends (CloneSetPartitionRollback); and a pod
-//     stranded in PreparingUpdate when no update is due for it any more.
+//     while under-replicated); and a pod stranded in PreparingUpdate when no
+//     update is due for it any more.
 //   - determinism: two runs of the same scenario, configuration and seed give
 //     the same trace (Result.Digest); Verify runs twice and checks it.
 //   - actions-apply: every action applies to the cluster the plan was computed

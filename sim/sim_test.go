@@ -339,15 +339,66 @@ func TestUpstreamGapScaleOutDeadlock(t *testing.T) {
 	}
 }
 
-func TestUpstreamGapInPlaceRollbackLivelock(t *testing.T) {
-	scn := webScenario(webOptions{replicas: 4, maxUnav: intOrPct("1")})
-	scn.Gates.CloneSetPartitionRollback = true
-	cfg := DefaultConfig()
-	cfg.Events = []Event{at(30, Change{Image: "web:v2"}), at(40, Change{Partition: intOrPct("4")})}
-	cfg.MaxSteps = 5000
-	res := mustRun(t, scn, cfg)
-	if res.Outcome != Livelock || !strings.HasPrefix(res.Invariants[4].Waived, "upstream livelock: roll-back in place re-applies") {
-		t.Errorf("outcome %s, convergence waiver %q", res.Outcome, res.Invariants[4].Waived)
+// TestPartitionRollbackConverges: a roll-back by partition
+// (CloneSetPartitionRollback) moves the updated pods back to the current
+// revision (update-and-ordering 2.4). An image change goes back in place, an
+// env change is recreated under InPlaceIfPossible, and under InPlaceOnly the
+// roll-back waits at the update revision with a FailedUpdate note.
+func TestPartitionRollbackConverges(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		policy string
+		change Change
+		// waits: the roll-back cannot be done; the pods stay at the update
+		// revision and the notes say why.
+		waits bool
+	}{
+		{"in-place image", model.PolicyInPlaceIfPossible, Change{Image: "web:v2"}, false},
+		{"InPlaceIfPossible env", model.PolicyInPlaceIfPossible, Change{Env: []EnvVar{{Name: "MODE", Value: "canary"}}}, false},
+		// InPlaceOnly cannot roll an env change forward either: the
+		// partition holds the old pods and a scale-out creates the two pods
+		// at the update revision that the roll-back then cannot move.
+		{"InPlaceOnly env", model.PolicyInPlaceOnly, Change{Env: []EnvVar{{Name: "MODE", Value: "canary"}}, Partition: intOrPct("4")}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			scn := webScenario(webOptions{replicas: 4, maxUnav: intOrPct("1"), policy: tc.policy})
+			scn.Gates.CloneSetPartitionRollback = true
+			cfg := DefaultConfig()
+			cfg.Events = []Event{at(30, tc.change), at(40, Change{Partition: intOrPct("4")})}
+			if tc.waits {
+				six := int32(6)
+				cfg.Events = []Event{at(30, tc.change), at(40, Change{Replicas: &six}), at(200, Change{Partition: intOrPct("6")})}
+			}
+			cfg.MaxSteps = 5000
+			res := mustRun(t, scn, cfg)
+			last := res.Steps[len(res.Steps)-1]
+			if !tc.waits {
+				if res.Outcome != Converged {
+					t.Fatalf("outcome %s (%s), want converged", res.Outcome, res.Invariants[4].Waived)
+				}
+				for _, r := range last.Pods.Revisions {
+					if r.Revision != last.Status.CurrentRevision && r.Total > 0 {
+						t.Errorf("%d pods still at %s after the roll-back to %s", r.Total, r.Revision, last.Status.CurrentRevision)
+					}
+				}
+				return
+			}
+			waiting := false
+			for _, n := range last.Notes {
+				if strings.Contains(n, "cannot be updated in place") {
+					waiting = true
+				}
+			}
+			atUpdate := 0
+			for _, r := range last.Pods.Revisions {
+				if r.Revision == last.Plan.UpdateRevision {
+					atUpdate = r.Total
+				}
+			}
+			if !waiting || atUpdate != 2 {
+				t.Errorf("outcome %s, %d pods at the update revision (want 2, waiting); the last round's notes: %q", res.Outcome, atUpdate, last.Notes)
+			}
+		})
 	}
 }
 

@@ -5,7 +5,7 @@
 // Everything here is a small pure function of its arguments: no clock, no
 // randomness, no I/O. The normative source is the planner spec, "Lifecycle,
 // Status & Conditions" (LSV) sections 2.4 to 2.6 and 3.2, with the binding answers
-// of DECISIONS.md:
+// of docs/spec/DECISIONS.md:
 //
 //   - [Evaluate] runs the five-row decision of LSV 2.4 (Available, Paused,
 //     PartitionAvailable, DeadlineExceeded, Updated) against the conditions of the

@@ -1,12 +1,12 @@
 // Command clonesetplan explains what the OpenKruise CloneSet controller would do
 // with a scenario: a CloneSet, its pods, PVCs, revisions and nodes as
-// `kubectl get -o yaml` prints them (format: shared/spec/scenario-format.md).
+// `kubectl get -o yaml` prints them (format: docs/spec/scenario-format.md).
 //
 // Usage:
 //
-//	clonesetplan plan     -f FILE [-f FILE ...] [-o json|yaml|text] [--strict]
-//	clonesetplan rank     -f FILE [--for deletion|update] [-o json|yaml|text] [--strict]
-//	clonesetplan simulate -f FILE [--seed N] [--steps N] [--svg FILE] [-o json|yaml|text] [--strict]
+//	clonesetplan plan     -f FILE [-f FILE ...] [-o json|yaml|text] [--skip-budget-rule]
+//	clonesetplan rank     -f FILE [--for deletion|update] [-o json|yaml|text] [--skip-budget-rule]
+//	clonesetplan simulate -f FILE [--seed N] [--steps N] [--svg FILE] [-o json|yaml|text] [--skip-budget-rule]
 //
 // Exit status: 0 success, 1 bad input (the message is on standard error),
 // 2 bad usage.
@@ -40,7 +40,10 @@ func main() {
 type options struct {
 	files  []string
 	output string // json, yaml or text
-	strict bool
+	// skipBudgetRule accepts CloneSets that break only the webhook rule
+	// "maxUnavailable and maxSurge should not both be less than 1".
+	skipBudgetRule bool
+	strict         bool // the default; accepted for compatibility
 	// stdin holds standard input when a -f is "-".
 	stdin []byte
 	// rank
@@ -94,7 +97,9 @@ Commands:
 Flags (all commands):
   -f FILE        scenario file; repeatable, the files form one stream; - reads standard input
   -o FORMAT      output format: json, yaml or text (default text)
-  --strict       also reject a CloneSet whose maxUnavailable and maxSurge are both below 1
+  --skip-budget-rule
+                 accept a CloneSet whose maxUnavailable and maxSurge are both below 1
+                 (an object that bypassed admission); rejected by default
   -h, --help     show help
 
 Flags of rank:
@@ -150,7 +155,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			break
 		}
 	}
-	scn, err := manifest.Options{Strict: opts.strict}.LoadFiles(opts.files, bytes.NewReader(opts.stdin))
+	scn, err := manifest.Options{SkipBudgetRule: opts.skipBudgetRule}.LoadFiles(opts.files, bytes.NewReader(opts.stdin))
 	if err != nil {
 		fmt.Fprintf(stderr, "clonesetplan %s: %v\n", cmd.name, err)
 		return exitInput
@@ -166,7 +171,8 @@ func parseFlags(name string, args []string, stdout, stderr io.Writer) (opts opti
 	var files fileList
 	fs.Var(&files, "f", "scenario file (repeatable; - for standard input)")
 	fs.StringVar(&opts.output, "o", "text", "output format: json, yaml or text")
-	fs.BoolVar(&opts.strict, "strict", false, "also reject CloneSets whose maxUnavailable and maxSurge are both below 1")
+	fs.BoolVar(&opts.skipBudgetRule, "skip-budget-rule", false, "accept CloneSets whose maxUnavailable and maxSurge are both below 1 (objects that bypassed admission)")
+	fs.BoolVar(&opts.strict, "strict", false, "the default (kept for compatibility): every webhook rule is enforced")
 	switch name {
 	case "rank":
 		fs.StringVar(&opts.forWhat, "for", "deletion", "deletion or update")

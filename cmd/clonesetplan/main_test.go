@@ -19,7 +19,8 @@ spec:
     spec: {containers: [{name: nginx, image: nginx:v1}]}
 `
 
-// b17Scenario breaks only the both-below-1 rule (accepted unless --strict).
+// b17Scenario breaks only the both-below-1 rule (rejected unless
+// --skip-budget-rule).
 const b17Scenario = `apiVersion: apps.kruise.io/v1beta1
 kind: CloneSet
 metadata: {name: sample, namespace: default}
@@ -44,6 +45,7 @@ func TestRun(t *testing.T) {
 	}
 	good := write("good.yaml", validScenario)
 	b17 := write("b17.yaml", b17Scenario)
+	both0 := write("both0.yaml", strings.Replace(b17Scenario, "maxSurge: 1", "maxSurge: 0", 1))
 	bad := write("bad.yaml", strings.Replace(validScenario, "replicas: 2", "replicas: -1", 1))
 	badType := write("badtype.yaml", strings.Replace(validScenario, "replicas: 2", "replicas: two", 1))
 	pods := write("pods.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p1, labels: {app: sample}}\n")
@@ -60,10 +62,10 @@ func TestRun(t *testing.T) {
 	}{
 		// Help and usage.
 		{"no arguments", nil, "", 2, nil, []string{"Usage: clonesetplan <command>", "plan", "rank", "simulate"}, false},
-		{"--help", []string{"--help"}, "", 0, []string{"Usage: clonesetplan <command>", "plan", "rank", "simulate", "-f FILE", "-o FORMAT", "--for WHAT", "--seed N", "--steps N", "--svg FILE", "--strict"}, nil, false},
+		{"--help", []string{"--help"}, "", 0, []string{"Usage: clonesetplan <command>", "plan", "rank", "simulate", "-f FILE", "-o FORMAT", "--for WHAT", "--seed N", "--steps N", "--svg FILE", "--skip-budget-rule"}, nil, false},
 		{"-h", []string{"-h"}, "", 0, []string{"Usage: clonesetplan <command>"}, nil, false},
 		{"help", []string{"help"}, "", 0, []string{"Commands:"}, nil, false},
-		{"plan -h", []string{"plan", "-h"}, "", 0, []string{"Usage: clonesetplan plan", "-f value", "-o string", "-strict"}, nil, false},
+		{"plan -h", []string{"plan", "-h"}, "", 0, []string{"Usage: clonesetplan plan", "-f value", "-o string", "-skip-budget-rule"}, nil, false},
 		{"rank --help", []string{"rank", "--help"}, "", 0, []string{"Usage: clonesetplan rank", "-for string"}, nil, false},
 		{"simulate -h", []string{"simulate", "-h"}, "", 0, []string{"-seed int", "-steps int", "-svg string"}, nil, false},
 		{"unknown command", []string{"apply", "-f", good}, "", 2, nil, []string{`unknown command "apply"`, "Usage:"}, false},
@@ -83,7 +85,9 @@ func TestRun(t *testing.T) {
 		{"missing file", []string{"simulate", "-f", missing}, "", 1, nil, []string{"clonesetplan simulate: ", "missing.yaml", "no such file"}, false},
 		{"no CloneSet", []string{"plan", "-f", pods}, "", 1, nil, []string{"no CloneSet"}, false},
 		{"bad stdin", []string{"plan", "-f", "-"}, "kind: [", 1, nil, []string{"-: invalid YAML"}, false},
-		{"B17 with --strict", []string{"plan", "--strict", "-f", b17}, "", 1, nil, []string{"maxUnavailable and maxSurge should not both be less than 1"}, false},
+		{"B17 rejected by default", []string{"plan", "-f", b17}, "", 1, nil, []string{"b17.yaml:", "CloneSet default/sample: spec.updateStrategy.rollingUpdate.maxUnavailable", "maxUnavailable and maxSurge should not both be less than 1"}, false},
+		{"B17 with --strict (the default)", []string{"plan", "--strict", "-f", b17}, "", 1, nil, []string{"maxUnavailable and maxSurge should not both be less than 1"}, false},
+		{"both 0 rejected", []string{"plan", "-f", both0}, "", 1, nil, []string{"CloneSet default/sample: spec.updateStrategy.rollingUpdate.maxUnavailable", "should not both be less than 1"}, false},
 
 		// Loaded and planned.
 		{"plan", []string{"plan", "-f", good}, "", 0, []string{"CloneSet default/sample", "Budget", "Actions"}, nil, false},
@@ -94,7 +98,7 @@ func TestRun(t *testing.T) {
 		{"simulate", []string{"simulate", "-f", good, "--seed", "7", "--steps", "3", "--svg", filepath.Join(dir, "out.svg")}, "", 0, []string{"Simulation of CloneSet default/sample (seed 7): step-limit", "Timeline", "Final state", "Invariants", "ok      max-pods"}, nil, false},
 		{"simulate -o json", []string{"simulate", "-f", good, "--steps", "0", "-o", "json"}, "", 0, []string{`"outcome": "converged"`, `"invariants"`}, nil, false},
 		{"simulate from stdin", []string{"simulate", "-f", "-", "-o", "yaml", "--steps", "0"}, validScenario, 0, []string{"outcome: converged"}, nil, false},
-		{"B17 accepted by default", []string{"plan", "-f", b17, "-o", "json"}, "", 0, []string{`"kind": "Plan"`}, nil, false},
+		{"B17 accepted with --skip-budget-rule", []string{"plan", "--skip-budget-rule", "-f", b17, "-o", "json"}, "", 0, []string{`"kind": "Plan"`, "the v1beta1 webhook would reject this CloneSet (maxUnavailable below 1"}, nil, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -125,8 +129,8 @@ func TestRun(t *testing.T) {
 
 func TestParseFlags(t *testing.T) {
 	var out, errb bytes.Buffer
-	opts, _, ok := parseFlags("simulate", []string{"-f", "a", "--f", "b", "-o", "yaml", "--seed", "42", "--steps", "0", "--svg", "x.svg", "--strict"}, &out, &errb)
-	if !ok || strings.Join(opts.files, ",") != "a,b" || opts.output != "yaml" || opts.seed != 42 || opts.steps != 0 || opts.svg != "x.svg" || !opts.strict {
+	opts, _, ok := parseFlags("simulate", []string{"-f", "a", "--f", "b", "-o", "yaml", "--seed", "42", "--steps", "0", "--svg", "x.svg", "--skip-budget-rule"}, &out, &errb)
+	if !ok || strings.Join(opts.files, ",") != "a,b" || opts.output != "yaml" || opts.seed != 42 || opts.steps != 0 || opts.svg != "x.svg" || !opts.skipBudgetRule {
 		t.Errorf("opts = %+v, ok %v, stderr %s", opts, ok, errb.String())
 	}
 	opts, _, ok = parseFlags("rank", []string{"-f", "a"}, &out, &errb)

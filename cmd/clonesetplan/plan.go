@@ -9,7 +9,7 @@ import (
 	"github.com/clonecore/cloneset/model"
 )
 
-// runPlan prints the plan of one reconcile (scenario-format.md section 2) in
+// runPlan prints the plan of one reconcile (docs/spec/scenario-format.md section 2) in
 // opts.output format.
 func runPlan(scn *model.Scenario, opts options, stdout, stderr io.Writer) int {
 	plan, err := clonesetcore.Plan(scn)

@@ -10,7 +10,7 @@ import (
 	"github.com/clonecore/cloneset/model"
 )
 
-// runRank prints the deletion or update ranking (scenario-format.md section 3)
+// runRank prints the deletion or update ranking (docs/spec/scenario-format.md section 3)
 // in opts.output format.
 func runRank(scn *model.Scenario, opts options, stdout, stderr io.Writer) int {
 	ranking, err := clonesetcore.Rank(scn, opts.forWhat)
