@@ -14,6 +14,7 @@ func decodeCloneSet(v value, apiVersion string) *model.CloneSet {
 		Name:              m.Name,
 		Namespace:         m.Namespace,
 		UID:               m.UID,
+		ResourceVersion:   m.ResourceVersion,
 		Generation:        m.Generation,
 		Labels:            m.Labels,
 		Annotations:       m.Annotations,

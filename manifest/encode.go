@@ -222,6 +222,7 @@ func encScenarioDoc(s *model.Scenario) encObject {
 // encMetaFields are the metadata members the loader reads.
 type encMetaFields struct {
 	name, namespace, uid string
+	resourceVersion      string
 	generation           int64
 	labels, annotations  map[string]string
 	finalizers           []string
@@ -234,6 +235,7 @@ func encMetaDoc(m encMetaFields) encObject {
 	o.add("name", m.name)
 	o.add("namespace", m.namespace)
 	o.add("uid", m.uid)
+	o.add("resourceVersion", m.resourceVersion)
 	o.add("generation", m.generation)
 	o.add("creationTimestamp", m.created)
 	o.add("deletionTimestamp", m.deleted)
@@ -386,7 +388,7 @@ func encPodDoc(p *model.Pod) encObject {
 	return encObject{
 		{"apiVersion", "v1"}, {"kind", kindPod},
 		{"metadata", encMetaDoc(encMetaFields{
-			name: p.Name, namespace: p.Namespace, uid: p.UID, labels: p.Labels, annotations: p.Annotations,
+			name: p.Name, namespace: p.Namespace, uid: p.UID, resourceVersion: p.ResourceVersion, labels: p.Labels, annotations: p.Annotations,
 			finalizers: p.Finalizers, created: p.CreationTimestamp, deleted: p.DeletionTimestamp, owners: p.OwnerReferences,
 		})},
 		{"spec", encPodSpecDoc(&p.Spec)},
@@ -416,7 +418,7 @@ func encPvcDoc(c *model.PVC) encObject {
 	o := encObject{
 		{"apiVersion", "v1"}, {"kind", kindPVC},
 		{"metadata", encMetaDoc(encMetaFields{
-			name: c.Name, namespace: c.Namespace, labels: c.Labels, annotations: c.Annotations,
+			name: c.Name, namespace: c.Namespace, uid: c.UID, resourceVersion: c.ResourceVersion, labels: c.Labels, annotations: c.Annotations,
 			deleted: c.DeletionTimestamp, owners: c.OwnerReferences,
 		})},
 	}
@@ -430,7 +432,7 @@ func encRevisionDoc(r *model.Revision, namespace string) encObject {
 	o := encObject{
 		{"apiVersion", "apps/v1"}, {"kind", kindRevision},
 		{"metadata", encMetaDoc(encMetaFields{
-			name: r.Name, namespace: namespace, labels: r.Labels, annotations: r.Annotations, created: r.CreationTimestamp,
+			name: r.Name, namespace: namespace, uid: r.UID, resourceVersion: r.ResourceVersion, labels: r.Labels, annotations: r.Annotations, created: r.CreationTimestamp,
 		})},
 		{"revision", r.Revision},
 	}
@@ -530,7 +532,7 @@ func encCloneSetDoc(cs *model.CloneSet) encObject {
 	return encObject{
 		{"apiVersion", cs.APIVersion}, {"kind", kindCloneSet},
 		{"metadata", encMetaDoc(encMetaFields{
-			name: cs.Name, namespace: cs.Namespace, uid: cs.UID, generation: cs.Generation,
+			name: cs.Name, namespace: cs.Namespace, uid: cs.UID, resourceVersion: cs.ResourceVersion, generation: cs.Generation,
 			labels: cs.Labels, annotations: cs.Annotations, deleted: cs.DeletionTimestamp,
 		})},
 		{"spec", spec},

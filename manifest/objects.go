@@ -9,6 +9,7 @@ import (
 // meta is the object metadata the loader reads.
 type meta struct {
 	Name, Namespace, UID string                 // metadata.name, namespace, uid
+	ResourceVersion      string                 // metadata.resourceVersion
 	Generation           int64                  // metadata.generation
 	Labels, Annotations  map[string]string      // metadata.labels, annotations
 	Finalizers           []string               // metadata.finalizers
@@ -20,15 +21,16 @@ func decodeMeta(v value) meta {
 	m := v.get("metadata")
 	m.object()
 	out := meta{
-		Name:        m.get("name").str(),
-		Namespace:   m.get("namespace").str(),
-		UID:         m.get("uid").str(),
-		Generation:  m.get("generation").int64(),
-		Labels:      m.get("labels").stringMap(),
-		Annotations: m.get("annotations").stringMap(),
-		Finalizers:  m.get("finalizers").stringList(),
-		Creation:    m.get("creationTimestamp").timestamp(),
-		Deletion:    m.get("deletionTimestamp").timestamp(),
+		Name:            m.get("name").str(),
+		Namespace:       m.get("namespace").str(),
+		UID:             m.get("uid").str(),
+		ResourceVersion: m.get("resourceVersion").str(),
+		Generation:      m.get("generation").int64(),
+		Labels:          m.get("labels").stringMap(),
+		Annotations:     m.get("annotations").stringMap(),
+		Finalizers:      m.get("finalizers").stringList(),
+		Creation:        m.get("creationTimestamp").timestamp(),
+		Deletion:        m.get("deletionTimestamp").timestamp(),
 	}
 	for _, o := range m.get("ownerReferences").items() {
 		if !o.object() {
@@ -145,6 +147,7 @@ func decodePod(v value) *model.Pod {
 		Name:              m.Name,
 		Namespace:         m.Namespace,
 		UID:               m.UID,
+		ResourceVersion:   m.ResourceVersion,
 		Labels:            m.Labels,
 		Annotations:       m.Annotations,
 		Finalizers:        m.Finalizers,
@@ -196,6 +199,8 @@ func decodePVC(v value) *model.PVC {
 	return &model.PVC{
 		Name:              m.Name,
 		Namespace:         m.Namespace,
+		UID:               m.UID,
+		ResourceVersion:   m.ResourceVersion,
 		Labels:            m.Labels,
 		Annotations:       m.Annotations,
 		OwnerReferences:   m.Owners,
@@ -209,6 +214,8 @@ func decodeRevision(v value) (*model.Revision, string) {
 	m := decodeMeta(v)
 	r := &model.Revision{
 		Name:              m.Name,
+		UID:               m.UID,
+		ResourceVersion:   m.ResourceVersion,
 		Revision:          v.get("revision").int64(),
 		CreationTimestamp: m.Creation,
 		Labels:            m.Labels,

@@ -14,6 +14,15 @@ const (
 	ActionSetPVCOwner        ActionType = "SetPVCOwner"
 	ActionUpdatePodsToDelete ActionType = "UpdatePodsToDelete"
 	ActionPatchPod           ActionType = "PatchPod"
+	// ActionCreateRevision creates the ControllerRevision of spec.template
+	// when no stored revision equals it (lifecycle-status-validation 2.3).
+	ActionCreateRevision ActionType = "CreateRevision"
+	// ActionUpdateRevision sets the revision number of a stored revision that
+	// becomes the update revision again (a roll-back to an old template).
+	ActionUpdateRevision ActionType = "UpdateRevision"
+	// ActionDeleteRevision deletes an unused revision beyond
+	// revisionHistoryLimit (lifecycle-status-validation 2.7).
+	ActionDeleteRevision ActionType = "DeleteRevision"
 )
 
 // Action is one thing a controller must do. Only the fields of its Type are
@@ -55,6 +64,11 @@ type Action struct {
 
 	// UpdatePodsToDelete field.
 	Remove []string
+
+	// CreateRevision / UpdateRevision / DeleteRevision fields: Revision (above)
+	// names the ControllerRevision; RevisionNumber is its `revision` field as
+	// created, or the new value an UpdateRevision sets.
+	RevisionNumber int64
 
 	// PatchPod fields. SetImages and SetResources are container changes an
 	// in-place update applies when its grace period ends.

@@ -101,6 +101,11 @@ func (a Action) MarshalJSON() ([]byte, error) {
 		o.add("pod", a.Pod)
 	case ActionUpdatePodsToDelete:
 		o.add("remove", nonNil(a.Remove))
+	case ActionCreateRevision, ActionUpdateRevision:
+		o.add("revision", a.Revision)
+		o.add("revisionNumber", a.RevisionNumber)
+	case ActionDeleteRevision:
+		o.add("revision", a.Revision)
 	case ActionPatchPod:
 		o.add("pod", a.Pod)
 		if len(a.SetLabels) > 0 {
@@ -181,6 +186,7 @@ func (a *Action) UnmarshalJSON(b []byte) error {
 		ToRevision         string                    `json:"toRevision"`
 		GracePeriodSeconds int32                     `json:"gracePeriodSeconds"`
 		Remove             []string                  `json:"remove"`
+		RevisionNumber     int64                     `json:"revisionNumber"`
 		SetLabels          map[string]string         `json:"setLabels"`
 		AddFinalizers      []string                  `json:"addFinalizers"`
 		RemoveLabels       []string                  `json:"removeLabels"`
@@ -203,7 +209,7 @@ func (a *Action) UnmarshalJSON(b []byte) error {
 		LifecycleState: w.LifecycleState, CreatePVCs: w.CreatePVCs, ReusePVCs: w.ReusePVCs, Batch: w.Batch,
 		DeletePVCs: w.DeletePVCs, From: w.From, To: w.To, MarkPodNotReady: w.MarkPodNotReady,
 		FromRevision: w.FromRevision, ToRevision: w.ToRevision, GracePeriodSeconds: w.GracePeriodSeconds,
-		Remove: w.Remove, SetLabels: w.SetLabels, AddFinalizers: w.AddFinalizers, RemoveLabels: w.RemoveLabels,
+		Remove: w.Remove, RevisionNumber: w.RevisionNumber, SetLabels: w.SetLabels, AddFinalizers: w.AddFinalizers, RemoveLabels: w.RemoveLabels,
 		SetImages: w.SetImages, SetResources: w.SetResources, SetAnnotations: w.SetAnnotations,
 		RemoveAnnotations: w.RemoveAnnotations, Reason: w.Reason}
 	for _, c := range w.SetConditions {

@@ -28,6 +28,12 @@ func TestActionJSON(t *testing.T) {
 			`{"type":"PatchPod","pod":"web-a","removeLabels":["old"],"setImages":{"main":"nginx:2"},"setResources":{"main":{"limits":{"cpu":"2"}}},"reason":""}`},
 		{Action{Type: ActionUpdatePodsToDelete, Remove: []string{"web-gone"}},
 			`{"type":"UpdatePodsToDelete","remove":["web-gone"]}`},
+		{Action{Type: ActionCreateRevision, Revision: "web-7c9d", RevisionNumber: 3, Reason: "new template"},
+			`{"type":"CreateRevision","revision":"web-7c9d","revisionNumber":3,"reason":"new template"}`},
+		{Action{Type: ActionUpdateRevision, Revision: "web-1", RevisionNumber: 4, Reason: "roll-back"},
+			`{"type":"UpdateRevision","revision":"web-1","revisionNumber":4,"reason":"roll-back"}`},
+		{Action{Type: ActionDeleteRevision, Revision: "web-0", Reason: "history"},
+			`{"type":"DeleteRevision","revision":"web-0","reason":"history"}`},
 	}
 	for _, c := range cases {
 		b, err := json.Marshal(c.a)

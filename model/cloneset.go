@@ -7,10 +7,12 @@ import "time"
 type CloneSet struct {
 	// APIVersion is the version the object was read in (APIVersionV1alpha1 or
 	// APIVersionV1beta1); it selects the validation rules.
-	APIVersion        string
-	Name              string
-	Namespace         string
-	UID               string
+	APIVersion string
+	Name       string
+	Namespace  string
+	UID        string
+	// ResourceVersion is metadata.resourceVersion as read ("" when absent).
+	ResourceVersion   string
 	Generation        int64
 	Labels            map[string]string
 	Annotations       map[string]string

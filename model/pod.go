@@ -103,9 +103,12 @@ type ContainerResizePolicy struct {
 
 // Pod is a pod as the planner sees it.
 type Pod struct {
-	Name              string
-	Namespace         string
-	UID               string
+	Name      string
+	Namespace string
+	UID       string
+	// ResourceVersion is metadata.resourceVersion as read ("" when absent):
+	// the precondition of the writes that rely on optimistic concurrency.
+	ResourceVersion   string
 	Labels            map[string]string
 	Annotations       map[string]string
 	Finalizers        []string
@@ -147,8 +150,12 @@ type ContainerStatus struct {
 
 // PVC is a PersistentVolumeClaim.
 type PVC struct {
-	Name              string
-	Namespace         string
+	Name      string
+	Namespace string
+	// UID and ResourceVersion are metadata.uid and metadata.resourceVersion
+	// as read ("" when absent): the preconditions of writes to the claim.
+	UID               string
+	ResourceVersion   string
 	Labels            map[string]string
 	Annotations       map[string]string
 	OwnerReferences   []OwnerReference
@@ -160,7 +167,11 @@ type PVC struct {
 // Revision is a ControllerRevision of the CloneSet: its name, revision number,
 // annotations and stored pod template.
 type Revision struct {
-	Name              string
+	Name string
+	// UID and ResourceVersion are metadata.uid and metadata.resourceVersion
+	// as read ("" when absent, and for a revision the planner derives).
+	UID               string
+	ResourceVersion   string
 	Revision          int64
 	CreationTimestamp time.Time
 	Labels            map[string]string
