@@ -1,0 +1,35 @@
+// Package requests turns a plan into the exact API requests a CloneSet
+// controller sends, and carries requests out on an in-memory world.
+//
+// A plan (clonesetcore.Result) says what to do: "create pod web-x at revision
+// web-7c9d with instance id x", "update pod web-a in place to web-7c9d". This
+// package says how: the pod object to create, built from the revision's
+// template the way upstream builds it (labels, owner reference, readiness
+// gate, PVC volumes, lifecycle label and timestamp); the status patch that
+// sets InPlaceUpdateReady False and the strategic merge patch that changes the
+// images, the revision labels and the in-place-update state annotation; the
+// ControllerRevision to create; the CloneSet status write; the deletes with
+// their UID preconditions. Build returns them as plain data, in the order a
+// controller sends them, each naming the plan action it carries out — the way
+// etcd's raft hands its caller exactly the entries to persist and the
+// messages to send.
+//
+// A controller that imports the library sends the requests with its client
+// (see examples/kubecontroller), honouring two rules: the creates of one
+// Batch may go concurrently, and after a batch with a failure no later batch
+// starts; any other failed request ends the round (the next reconcile plans
+// again from what the server then holds).
+//
+// World is the in-memory side: it holds model objects and applies requests
+// to them as the API server would (Apply), so the simulator and tests carry
+// out plans through the same requests a real controller sends.
+//
+// The rules implemented here are those of docs/spec: the pod object
+// (scale-and-budgets 4.4), the PVC object (scale-and-budgets 5.2), the
+// lifecycle writes W1/W2/W3 and the NotReady policy
+// (lifecycle-status-validation 1.4, 1.5), the in-place update steps and grace
+// period (update-and-ordering 4.5, 4.6), specified-delete before a recreate
+// (update-and-ordering 4.1), the status subresource and the podsToDelete
+// rewrite (lifecycle-status-validation 2.6, 2.7), and revision bookkeeping
+// (lifecycle-status-validation 2.3, 2.7).
+package requests
