@@ -1,7 +1,6 @@
 package lifecycle
 
 import (
-	"encoding/json"
 	"slices"
 	"time"
 
@@ -108,18 +107,7 @@ func NotReadyEffect(p *model.Pod, target string, markPodNotReady bool) (effectiv
 // notReadyKeyListed reports whether the KruisePodReady condition message lists
 // (Lifecycle, key).
 func notReadyKeyListed(p *model.Pod, key string) bool {
-	c := p.Condition(model.ConditionKruisePodReady)
-	if c == nil || c.Message == "" {
-		return false
-	}
-	var entries []struct {
-		UserAgent string `json:"userAgent"`
-		Key       string `json:"key"`
-	}
-	if err := json.Unmarshal([]byte(c.Message), &entries); err != nil {
-		return false
-	}
-	for _, e := range entries {
+	for _, e := range notReadyEntries(p) {
 		if e.UserAgent == UserAgentLifecycle && e.Key == key {
 			return true
 		}
