@@ -41,6 +41,70 @@ const LabelRevisionHashKey = "controller.kubernetes.io/hash"
 // without a template): a plan from clonesetcore.Plan on the same scenario
 // always fits.
 func Build(s *model.Scenario, plan *clonesetcore.Result) ([]Request, error) {
+	each, err := ByAction(s, plan)
+	if err != nil {
+		return nil, err
+	}
+	for i, e := range each.Errors {
+		if e != nil {
+			a := plan.Actions[i]
+			return nil, fmt.Errorf("requests: action %d (%s %s): %w", i, a.Type, actionObject(a), e)
+		}
+	}
+	return each.Ordered(), nil
+}
+
+// Requests are the requests of one plan, by action.
+type Requests struct {
+	// Actions[i] are the requests of the plan's action i, in order (none
+	// for an action upstream carries out without a write, such as a
+	// recreate of a pod that is already marked).
+	Actions [][]Request
+	// Errors[i] says why action i does not fit the scenario (nil when it
+	// does); its requests are then empty.
+	Errors []error
+	// Status is the status write, nil when the plan skips it.
+	Status *Request
+}
+
+// Ordered returns every request in the order a controller sends them (see
+// Build): the actions' requests, with the status write before the trailing
+// requests upstream sends only after it.
+func (r *Requests) Ordered() []Request {
+	var out []Request
+	trailing := len(r.Actions)
+	for trailing > 0 && trailsStatus(r.Actions[trailing-1]) {
+		trailing--
+	}
+	for _, reqs := range r.Actions[:trailing] {
+		out = append(out, reqs...)
+	}
+	if r.Status != nil {
+		out = append(out, *r.Status)
+	}
+	for _, reqs := range r.Actions[trailing:] {
+		out = append(out, reqs...)
+	}
+	return out
+}
+
+// trailsStatus reports whether an action's requests are all sent after the
+// status write.
+func trailsStatus(reqs []Request) bool {
+	for _, r := range reqs {
+		if !afterStatus(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// ByAction builds the requests of each action of plan on its own, so that a
+// caller can carry out a plan action by action and report each (the
+// simulator does). An action that does not fit the scenario gets an error
+// and no request; the error of ByAction itself is for a missing scenario,
+// CloneSet or plan, or a status that cannot be encoded.
+func ByAction(s *model.Scenario, plan *clonesetcore.Result) (*Requests, error) {
 	if s == nil || s.CloneSet == nil {
 		return nil, fmt.Errorf("requests: the scenario has no CloneSet")
 	}
@@ -48,45 +112,36 @@ func Build(s *model.Scenario, plan *clonesetcore.Result) ([]Request, error) {
 		return nil, fmt.Errorf("requests: no plan")
 	}
 	b := newBuilder(s, plan)
-	trailing := len(plan.Actions)
-	for trailing > 0 && afterStatus(plan.Actions[trailing-1].Type) {
-		trailing--
-	}
-	for i, a := range plan.Actions[:trailing] {
-		if err := b.actionErr(i, a); err != nil {
-			return nil, err
+	out := &Requests{Actions: make([][]Request, len(plan.Actions)), Errors: make([]error, len(plan.Actions))}
+	for i, a := range plan.Actions {
+		b.out, b.err = nil, nil
+		err := b.action(i, a)
+		if err == nil {
+			err = b.err
 		}
+		if err != nil {
+			out.Errors[i] = err
+			continue
+		}
+		out.Actions[i] = b.out
 	}
 	if !plan.Status.WriteSkipped {
+		b.out, b.err = nil, nil
 		b.status()
-	}
-	if b.err != nil {
-		return nil, fmt.Errorf("requests: status: %w", b.err)
-	}
-	for i := trailing; i < len(plan.Actions); i++ {
-		if err := b.actionErr(i, plan.Actions[i]); err != nil {
-			return nil, err
+		if b.err != nil {
+			return nil, fmt.Errorf("requests: status: %w", b.err)
 		}
+		out.Status = &b.out[0]
 	}
-	return b.out, nil
+	return out, nil
 }
 
-// actionErr builds the requests of action i and names it in an error.
-func (b *builder) actionErr(i int, a model.Action) error {
-	err := b.action(i, a)
-	if err == nil {
-		err = b.err
-	}
-	if err != nil {
-		return fmt.Errorf("requests: action %d (%s %s): %w", i, a.Type, actionObject(a), err)
-	}
-	return nil
-}
-
-// afterStatus reports whether upstream takes an action of type t only after
-// the status write (lifecycle-status-validation 2.7).
-func afterStatus(t model.ActionType) bool {
-	return t == model.ActionUpdatePodsToDelete || t == model.ActionDeleteRevision
+// afterStatus reports whether upstream sends r only after the status write:
+// the podsToDelete rewrite and history truncation
+// (lifecycle-status-validation 2.7).
+func afterStatus(r Request) bool {
+	return r.Resource == ResourceControllerRevisions && r.Verb == VerbDelete ||
+		r.Resource == ResourceCloneSets && r.Subresource == ""
 }
 
 func actionObject(a model.Action) string {
@@ -204,19 +259,23 @@ func (b *builder) action(i int, a model.Action) error {
 		for _, n := range a.Remove {
 			drop[n] = true
 		}
-		var keep []any
+		read := make([]any, 0, len(b.cs.Spec.ScaleStrategy.PodsToDelete))
+		keep := []any{}
 		for _, n := range b.cs.Spec.ScaleStrategy.PodsToDelete {
+			read = append(read, n)
 			if !drop[n] {
 				keep = append(keep, n)
 			}
 		}
-		var list any = keep
-		if len(keep) == 0 {
-			list = nil // removes the field
-		}
-		b.emit(Request{Verb: VerbPatch, Resource: ResourceCloneSets, Name: b.cs.Name, PatchType: PatchMerge,
-			Patch:         b.mustJSON(obj("spec", obj("scaleStrategy", obj("podsToDelete", list)))),
-			Preconditions: preconditions(b.cs.UID, b.cs.ResourceVersion)})
+		// A JSON patch that tests the list it rewrites: a name added
+		// meanwhile makes it fail instead of being lost.
+		const path = "/spec/scaleStrategy/podsToDelete"
+		b.emit(Request{Verb: VerbPatch, Resource: ResourceCloneSets, Name: b.cs.Name, PatchType: PatchJSON,
+			Patch: b.mustJSON([]any{
+				map[string]any{"op": "test", "path": path, "value": read},
+				map[string]any{"op": "replace", "path": path, "value": keep},
+			}),
+			Preconditions: uidOnly(b.cs.UID)})
 		return nil
 	}
 	return fmt.Errorf("unknown action type")
@@ -284,7 +343,7 @@ func (b *builder) updateRevision(a model.Action) error {
 	}
 	b.emit(Request{Verb: VerbPatch, Resource: ResourceControllerRevisions, Name: r.Name, PatchType: PatchMerge,
 		Patch:         b.mustJSON(obj("revision", a.RevisionNumber)),
-		Preconditions: preconditions(r.UID, r.ResourceVersion)})
+		Preconditions: uidOnly(r.UID)})
 	return nil
 }
 
@@ -655,15 +714,13 @@ func (b *builder) updateInPlace(a model.Action) error {
 		}
 	}
 	ann[model.AnnotationInPlaceUpdateState] = string(b.mustJSON(state))
-	b.podPatch(p, labels, ann, containers, true)
+	b.podPatch(p, labels, ann, containers)
 	return nil
 }
 
 // podPatch emits one strategic merge patch of the pod's labels, annotations
-// and containers (merged by name); optimistic adds the pod's resourceVersion
-// as a precondition (upstream's in-place update is an update of the object
-// it read).
-func (b *builder) podPatch(p *model.Pod, labels, ann map[string]any, containers []any, optimistic bool) {
+// and containers (merged by name).
+func (b *builder) podPatch(p *model.Pod, labels, ann map[string]any, containers []any) {
 	meta := map[string]any{}
 	putNonEmpty(meta, "labels", labels)
 	putNonEmpty(meta, "annotations", ann)
@@ -675,12 +732,8 @@ func (b *builder) podPatch(p *model.Pod, labels, ann map[string]any, containers 
 	if len(body) == 0 {
 		return
 	}
-	pre := uidOnly(p.UID)
-	if optimistic {
-		pre = preconditions(p.UID, p.ResourceVersion)
-	}
 	b.emit(Request{Verb: VerbPatch, Resource: ResourcePods, Name: p.Name, PatchType: PatchStrategicMerge,
-		Patch: b.mustJSON(body), Preconditions: pre})
+		Patch: b.mustJSON(body), Preconditions: uidOnly(p.UID)})
 }
 
 // containerChanges lists per container (sorted by name) the image and
@@ -764,7 +817,7 @@ func (b *builder) patchPod(a model.Action) error {
 			return fmt.Errorf("pod has no container %s", name)
 		}
 	}
-	b.podPatch(p, labels, ann, containerChanges(a.SetImages, resources), len(a.SetImages) > 0 || len(a.SetResources) > 0)
+	b.podPatch(p, labels, ann, containerChanges(a.SetImages, resources))
 	if len(a.SetConditions) > 0 {
 		conds := make([]model.PodCondition, len(a.SetConditions))
 		for i, c := range a.SetConditions {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -377,14 +378,16 @@ func (w *World) patch(r Request, fail failFunc) error {
 		if err := check(r, cs.UID, cs.ResourceVersion, fail); err != nil {
 			return err
 		}
-		if r.PatchType != PatchMerge {
-			return fail(ReasonInvalid, "patch type %s of a CloneSet (custom resources take merge patches)", r.PatchType)
-		}
 		var err error
-		if r.Subresource == SubresourceStatus {
+		switch {
+		case r.PatchType == PatchStrategicMerge:
+			return fail(ReasonInvalid, "a custom resource takes no strategic merge patch")
+		case r.Subresource == SubresourceStatus && r.PatchType == PatchMerge:
 			err = patchCloneSetStatus(cs, body)
-		} else {
-			err = patchCloneSetSpec(cs, body)
+		case r.Subresource == "" && r.PatchType == PatchJSON:
+			err = patchPodsToDelete(cs, body)
+		default:
+			return fail(ReasonInvalid, "patch type %s of the CloneSet's %s is not supported by the in-memory world", r.PatchType, orMain(r.Subresource))
 		}
 		if err != nil {
 			return fail(ReasonInvalid, "%v", err)
@@ -756,40 +759,51 @@ func refList(v any) ([]model.OwnerReference, error) {
 	return out, nil
 }
 
-func patchCloneSetSpec(cs *model.CloneSet, body any) error {
-	top, err := members(body, "patch")
-	if err != nil {
-		return err
+func orMain(sub string) string {
+	if sub == "" {
+		return "spec"
 	}
-	if err := only(top, "patch", "spec"); err != nil {
-		return err
+	return sub
+}
+
+// patchPodsToDelete applies a JSON patch of spec.scaleStrategy.podsToDelete:
+// test and replace (or add) operations on that path.
+func patchPodsToDelete(cs *model.CloneSet, body any) error {
+	ops, ok := body.([]any)
+	if !ok {
+		return fmt.Errorf("a JSON patch is a list of operations")
 	}
-	spec, err := members(top["spec"], "spec")
-	if err != nil {
-		return err
-	}
-	if err := only(spec, "spec", "scaleStrategy"); err != nil {
-		return err
-	}
-	ss, err := members(spec["scaleStrategy"], "spec.scaleStrategy")
-	if err != nil {
-		return err
-	}
-	if err := only(ss, "spec.scaleStrategy", "podsToDelete"); err != nil {
-		return err
-	}
-	var names []string
-	if v := ss["podsToDelete"]; v != nil {
-		list, ok := v.([]any)
-		if !ok {
-			return fmt.Errorf("spec.scaleStrategy.podsToDelete: want a list")
+	const path = "/spec/scaleStrategy/podsToDelete"
+	names := cs.Spec.ScaleStrategy.PodsToDelete
+	for i, x := range ops {
+		op, err := members(x, fmt.Sprintf("operation %d", i))
+		if err != nil {
+			return err
 		}
-		for _, x := range list {
-			s, ok := x.(string)
+		if op["path"] != path {
+			return fmt.Errorf("operation %d: path %v is not a field the in-memory world patches", i, op["path"])
+		}
+		list, ok := op["value"].([]any)
+		if !ok {
+			return fmt.Errorf("operation %d: want a list of names", i)
+		}
+		var value []string
+		for _, n := range list {
+			s, ok := n.(string)
 			if !ok {
-				return fmt.Errorf("spec.scaleStrategy.podsToDelete: want names")
+				return fmt.Errorf("operation %d: want a list of names", i)
 			}
-			names = append(names, s)
+			value = append(value, s)
+		}
+		switch op["op"] {
+		case "test":
+			if !slices.Equal(value, names) {
+				return fmt.Errorf("operation %d: test of %s failed", i, path)
+			}
+		case "replace", "add":
+			names = value
+		default:
+			return fmt.Errorf("operation %d: %v is not supported by the in-memory world", i, op["op"])
 		}
 	}
 	cs.Spec.ScaleStrategy.PodsToDelete = names
