@@ -115,6 +115,30 @@ func notReadyKeyListed(p *model.Pod, key string) bool {
 	return false
 }
 
+// HookFlag is the markPodNotReady flag a lifecycle write from state from to
+// state to passes to the NotReady policy (lifecycle-status-validation 1.7):
+// the preDelete hook's for PreparingDelete, none for the cancel of
+// PreparingDelete back to PreparingNormal, the inPlaceUpdate hook's
+// otherwise.
+func HookFlag(cs *model.CloneSet, from, to string) bool {
+	l := cs.Spec.Lifecycle
+	if l == nil {
+		return false
+	}
+	switch {
+	case to == model.StatePreparingDelete:
+		return markPodNotReady(l.PreDelete)
+	case to == model.StatePreparingNormal && from == model.StatePreparingDelete:
+		return false
+	default:
+		return markPodNotReady(l.InPlaceUpdate)
+	}
+}
+
+// NotReadyKeyListed reports whether p's KruisePodReady condition lists the
+// lifecycle's not-ready key (KeyPreDeleteHook or KeyPreUpdateHook).
+func NotReadyKeyListed(p *model.Pod, key string) bool { return notReadyKeyListed(p, key) }
+
 // markPodNotReady returns h.MarkPodNotReady, false for an absent hook.
 func markPodNotReady(h *model.LifecycleHook) bool { return h != nil && h.MarkPodNotReady }
 

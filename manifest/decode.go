@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/clonecore/cloneset/model"
 )
 
@@ -17,9 +19,15 @@ import (
 func DecodeObject(data []byte, source string) (any, error) {
 	l := &loader{budget: baseValues + valuesPerByte*len(data), quantities: map[string]model.Quantity{}}
 	in := input{source, data}
-	docs, err := parseStream(in)
-	if err == errJSONStream {
-		docs, err = parseJSONInput(in)
+	var docs []*yaml.Node
+	var err error
+	if looksLikeJSON(data) {
+		docs, err = parseJSONInput(in) // the fast reader
+	} else {
+		docs, err = parseStream(in)
+		if err == errJSONStream {
+			docs, err = parseJSONInput(in)
+		}
 	}
 	if err != nil {
 		return nil, err

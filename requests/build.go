@@ -491,25 +491,6 @@ func (b *builder) deletePod(a model.Action) error {
 	return nil
 }
 
-// hookFlag is the markPodNotReady a lifecycle write passes
-// (lifecycle-status-validation 1.7): the preDelete hook's for
-// PreparingDelete, nothing for the cancel back to PreparingNormal, the
-// inPlaceUpdate hook's otherwise.
-func hookFlag(cs *model.CloneSet, from, to string) bool {
-	l := cs.Spec.Lifecycle
-	if l == nil {
-		return false
-	}
-	switch {
-	case to == model.StatePreparingDelete:
-		return l.PreDelete != nil && l.PreDelete.MarkPodNotReady
-	case to == model.StatePreparingNormal && from == model.StatePreparingDelete:
-		return false
-	default:
-		return l.InPlaceUpdate != nil && l.InPlaceUpdate.MarkPodNotReady
-	}
-}
-
 // setLifecycleState is W1/W2 (lifecycle-status-validation 1.5): the NotReady
 // policy's condition write first, then the state label, timestamp and hook
 // markers.
@@ -518,7 +499,7 @@ func (b *builder) setLifecycleState(a model.Action) error {
 	if err != nil {
 		return err
 	}
-	if conds := lifecycle.NotReadyPolicy(p, a.To, hookFlag(b.cs, a.From, a.To), b.now); len(conds) > 0 {
+	if conds := lifecycle.NotReadyPolicy(p, a.To, lifecycle.HookFlag(b.cs, a.From, a.To), b.now); len(conds) > 0 {
 		b.conditionsPatch(p, conds)
 	}
 	if a.From == a.To && len(a.SetLabels) == 0 && len(a.AddFinalizers) == 0 {
