@@ -95,6 +95,7 @@ func Plan(s *model.Scenario) (*Result, error) {
 		return nil, ErrNoCloneSet
 	}
 	r := newRound(s)
+	r.revisionActions()
 	r.cleanupPVCs()
 	changed := false
 	if !r.cs.DeletionTimestamp.IsZero() {
@@ -110,6 +111,7 @@ func Plan(s *model.Scenario) (*Result, error) {
 	r.noteIgnoredNotReady()
 	status := r.status()
 	r.truncatePodsToDelete()
+	r.truncateHistory()
 	return r.finish(status), nil
 }
 
