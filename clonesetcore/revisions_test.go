@@ -3,6 +3,7 @@ package clonesetcore_test
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -352,4 +353,28 @@ func TestRevisionActionsIdempotent(t *testing.T) {
 				again.UpdateRevision, again.Status.CollisionCount, res.UpdateRevision, res.Status.CollisionCount)
 		}
 	})
+}
+
+// TestRevisionActionsText: the text output describes the three revision
+// actions with their reasons.
+func TestRevisionActionsText(t *testing.T) {
+	w := historyWorld(ptr(int32(0)))
+	w.cs.Spec.Template = podTemplate(revC)
+	res := w.plan(t)
+	rb := newWorld(1, pod("a1", revA)).maxUnavail(1)
+	rb.cs.Spec.Template = podTemplate(revA)
+	res.Actions = append(res.Actions, rb.plan(t).Actions[0])
+	var b strings.Builder
+	if err := res.WriteText(&b, w.s); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		fmt.Sprintf("1. create ControllerRevision %s with revision 8 (spec.template): no ControllerRevision equals spec.template: the update revision is created", derivedName(revC, 0)),
+		"delete ControllerRevision web-o1: history beyond revisionHistoryLimit 0 (after the status write; upstream skips it when that write fails)",
+		"set the revision of ControllerRevision web-1 to 3 (it becomes the newest): roll-back: the revision equal to spec.template becomes the newest (revision 1 to 3)",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text output lacks %q:\n%s", want, b.String())
+		}
+	}
 }
