@@ -131,8 +131,16 @@ func (r *round) revisionActions() {
 // the status write fails, which a plan cannot know: the actions come last,
 // after the status write in a controller's order.
 func (r *round) truncateHistory() {
-	if len(r.revs.sorted) == 0 {
-		return
+	limit := int(model.DefaultRevisionHistoryLimit)
+	if l := r.cs.Spec.RevisionHistoryLimit; l != nil {
+		limit = int(*l)
+		if limit < 0 {
+			r.notes.add("revisionHistoryLimit %d is negative: planned as 0 (upstream slices its history list past its end)", limit)
+			limit = 0
+		}
+	}
+	if len(r.revs.sorted) <= limit {
+		return // at most limit unused revisions, whatever the pods use
 	}
 	used := make(map[string]bool, 2)
 	for _, p := range r.observed {
@@ -146,14 +154,6 @@ func (r *round) truncateHistory() {
 			continue
 		}
 		unused = append(unused, rev)
-	}
-	limit := int(model.DefaultRevisionHistoryLimit)
-	if l := r.cs.Spec.RevisionHistoryLimit; l != nil {
-		limit = int(*l)
-		if limit < 0 {
-			r.notes.add("revisionHistoryLimit %d is negative: planned as 0 (upstream slices its history list past its end)", limit)
-			limit = 0
-		}
 	}
 	if len(unused) <= limit {
 		return
