@@ -32,7 +32,10 @@ type revisionSet struct {
 // resolveRevisions finds the update revision (the newest ControllerRevision
 // whose stored template equals spec.template semantically, else one derived from
 // a stable hash of the template) and the current revision (status.currentRevision
-// when such a revision exists, else the update revision).
+// when such a revision exists, else the update revision), and decides the
+// revision writes of LSV 2.3: a derived update revision is created (see
+// deriveRevision), an equal revision that is not the last in history order is
+// renumbered to the newest stored number + 1 (bumpTo).
 func resolveRevisions(cs *model.CloneSet, revs []*model.Revision, notes *notes) revisionSet {
 	rs := revisionSet{sorted: model.SortRevisions(revs), byName: make(map[string]*model.Revision, len(revs))}
 	for _, r := range rs.sorted {
