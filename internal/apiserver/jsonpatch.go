@@ -62,6 +62,9 @@ func applyOperation(doc any, op map[string]any) (any, error) {
 		case "add":
 			return addAt(doc, path, DeepCopy(value))
 		case "replace":
+			if len(path) == 0 {
+				return DeepCopy(value), nil
+			}
 			if _, err := getAt(doc, path); err != nil {
 				return nil, err
 			}
