@@ -338,6 +338,11 @@ func unionPaths(ms ...map[string]any) []string {
 	return out
 }
 
+// DefaultResources are the resources the records cover: pods, PVCs and
+// ControllerRevisions (the conformance-writes records hold only pods and
+// PVCs; pass those two to leave revisions out).
+var DefaultResources = []string{"pods", "persistentvolumeclaims", "controllerrevisions"}
+
 // recordKey is a record entry's object: resource and name (the worlds have
 // one namespace).
 type recordKey struct{ resource, name string }
@@ -370,7 +375,17 @@ type recordKey struct{ resource, name string }
 //
 // before is the world's objects before the round, after the store the
 // library's requests were applied to (its journal tells what they did).
-func Compare(before map[Key]Object, after *Store, rec *Record) Report {
+// resources are the resources the record covers (writes of other resources,
+// such as the CloneSet's status, are not compared); nil means
+// DefaultResources.
+func Compare(before map[Key]Object, after *Store, rec *Record, resources []string) Report {
+	if resources == nil {
+		resources = DefaultResources
+	}
+	inScope := map[string]bool{}
+	for _, r := range resources {
+		inScope[r] = true
+	}
 	var rep Report
 	add := func(resource, name, problem string, diffs []Difference) {
 		rep.Findings = append(rep.Findings, Finding{Resource: resource, Name: name, Problem: problem, Differences: diffs})
@@ -384,6 +399,9 @@ func Compare(before map[Key]Object, after *Store, rec *Record) Report {
 	deleted := map[recordKey]bool{}
 	patched := map[recordKey]bool{}
 	for _, op := range after.journal {
+		if !inScope[op.Key.Resource] {
+			continue
+		}
 		rk := recordKey{op.Key.Resource, op.Key.Name}
 		_, existed := before[op.Key]
 		switch op.Verb {
@@ -505,17 +523,17 @@ func Compare(before map[Key]Object, after *Store, rec *Record) Report {
 			gotNames[k.Resource] = append(gotNames[k.Resource], k.Name)
 		}
 	}
-	var resources []string
+	var kinds []string
 	for r := range expected {
-		resources = append(resources, r)
+		kinds = append(kinds, r)
 	}
 	for r := range got {
 		if _, ok := expected[r]; !ok {
-			resources = append(resources, r)
+			kinds = append(kinds, r)
 		}
 	}
-	sort.Strings(resources)
-	for _, r := range resources {
+	sort.Strings(kinds)
+	for _, r := range kinds {
 		compareCreated(r, expected[r], got[r], gotNames[r], replace, add)
 	}
 	return rep

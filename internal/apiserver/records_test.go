@@ -101,7 +101,7 @@ func replayRecord(t *testing.T, base, file string, edit func(*Record)) Report {
 			}
 		}
 	}
-	return Compare(before, store, rec)
+	return Compare(before, store, rec, nil)
 }
 
 // TestRecordsReplayThemselves checks the store and the comparison on the
