@@ -41,6 +41,7 @@ func ApplyJSONPatch(obj Object, body []byte) (Object, error) {
 // patchError is a failure of one JSON patch operation.
 type patchError string
 
+// Error implements error.
 func (e patchError) Error() string { return string(e) }
 
 func applyOperation(doc any, op map[string]any) (any, error) {
