@@ -279,18 +279,18 @@ func (l *loader) claim(out []*model.Scenario) {
 			for k, i := range claimants {
 				names[k] = out[i].CloneSet.Namespace + "/" + out[i].CloneSet.Name
 			}
-			reason := fmt.Sprintf("claimed by CloneSets %s: %s", strings.Join(names, " and "), many)
+			reason := fmt.Sprintf("claimed by CloneSets %s (%s)", strings.Join(names, " and "), many)
 			for _, i := range claimants {
 				out[i].SetAside = append(out[i].SetAside, model.SetAside{Kind: kind, Name: name, Reason: reason})
 			}
 		}
 	}
-	const race = "which of them adopts it is a race between their reconciles, so every plan leaves it out"
+	const race = "which one adopts it is a race between their reconciles"
 	for _, lp := range l.pods {
 		p := lp.obj
-		many := "its controller owner reference designates each of them (by uid or by name); every plan leaves it out"
+		many := "its controller owner reference designates each of them, by uid or by name"
 		if model.ControllerRef(p.OwnerReferences) == nil {
-			many = "an orphan pod their selectors all match: " + race
+			many = "an orphan pod their selectors all match; " + race
 		}
 		settle(kindPod, p.Name, p.Namespace,
 			func(i int) string { return podLeftOut(out[i].CloneSet, p) },
@@ -301,12 +301,12 @@ func (l *loader) claim(out []*model.Scenario) {
 		settle(kindPVC, c.Name, c.Namespace,
 			func(i int) string { return pvcLeftOut(out[i].CloneSet, c, out[i].Pods) },
 			func(i int) { out[i].PVCs = append(out[i].PVCs, c) },
-			"its controller owner reference designates each of them or one of their pods; every plan leaves it out")
+			"its controller owner reference designates each of them or one of their pods")
 	}
 	for _, lr := range l.revs {
-		many := "its controller owner reference designates each of them (by uid or by name); every plan leaves it out"
+		many := "its controller owner reference designates each of them, by uid or by name"
 		if model.ControllerRef(lr.owners) == nil {
-			many = "an orphan revision their selectors all match: " + race
+			many = "an orphan revision their selectors all match; " + race
 		}
 		settle(kindRevision, lr.obj.Name, lr.ns,
 			func(i int) string { return revisionLeftOut(out[i].CloneSet, lr) },
