@@ -24,6 +24,11 @@ func LoadAll(r io.Reader, source string) ([]*model.Scenario, error) {
 	return Options{}.LoadAll(r, source)
 }
 
+// LoadAllBytes is LoadAll for a stream held in memory.
+func LoadAllBytes(data []byte, source string) ([]*model.Scenario, error) {
+	return Options{}.LoadAllBytes(data, source)
+}
+
 // LoadAllFiles is LoadAll over several files taken as one stream, in order, as
 // LoadFiles takes them ("-" is stdin, read once).
 func LoadAllFiles(paths []string, stdin io.Reader) ([]*model.Scenario, error) {
@@ -71,7 +76,7 @@ func (o Options) LoadAll(r io.Reader, source string) ([]*model.Scenario, error) 
 	return o.LoadAllBytes(data, source)
 }
 
-// LoadAllBytes is LoadAll for a stream held in memory.
+// LoadAllBytes is the package-level LoadAllBytes with these options.
 func (o Options) LoadAllBytes(data []byte, source string) ([]*model.Scenario, error) {
 	return o.loadAll([]input{{source, data}})
 }
