@@ -438,3 +438,57 @@ func TestLoadAllFiles(t *testing.T) {
 type errReaderAll struct{}
 
 func (errReaderAll) Read([]byte) (int, error) { return 0, fmt.Errorf("boom") }
+
+// FuzzLoadAll checks that no input makes LoadAll panic and that what loads is
+// consistent: CloneSets in namespace/name order, each pod, PVC and revision
+// given to one CloneSet at most, and never both given and set aside.
+func FuzzLoadAll(f *testing.F) {
+	f.Add([]byte(stream(namespaceDump()...)))
+	f.Add([]byte(stream(splitCloneSet("a", "x", "app=x", 1), splitCloneSet("b", "x", "app=x", 1), splitPod("", "p", "", "app=x"))))
+	if data, err := os.ReadFile("../testdata/scenarios/namespace/prod-dump.yaml"); err == nil {
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		scns, err := manifest.LoadAllBytes(data, "fuzz.yaml")
+		if err != nil {
+			if scns != nil {
+				t.Fatalf("scenarios and error: %v", err)
+			}
+			return
+		}
+		given := map[string]string{}
+		for i, s := range scns {
+			name := s.CloneSet.Namespace + "/" + s.CloneSet.Name
+			if i > 0 {
+				prev := scns[i-1].CloneSet
+				if prev.Namespace+"/"+prev.Name >= name {
+					t.Fatalf("order: %s/%s before %s", prev.Namespace, prev.Name, name)
+				}
+			}
+			mark := func(key string) {
+				if other, ok := given[key]; ok {
+					t.Fatalf("%s given to %s and %s", key, other, name)
+				}
+				given[key] = name
+			}
+			for _, p := range s.Pods {
+				mark("Pod " + p.Namespace + "/" + p.Name)
+			}
+			for _, c := range s.PVCs {
+				mark("PersistentVolumeClaim " + c.Namespace + "/" + c.Name)
+			}
+			if len(scns) > 1 {
+				for _, r := range s.Revisions {
+					mark("ControllerRevision " + s.CloneSet.Namespace + "/" + r.Name)
+				}
+			}
+		}
+		for _, s := range scns {
+			for _, a := range s.SetAside {
+				if len(scns) > 1 && given[a.Kind+" "+s.CloneSet.Namespace+"/"+a.Name] != "" {
+					t.Fatalf("%s %s both given to %s and set aside by %s/%s", a.Kind, a.Name, given[a.Kind+" "+s.CloneSet.Namespace+"/"+a.Name], s.CloneSet.Namespace, s.CloneSet.Name)
+				}
+			}
+		}
+	})
+}
