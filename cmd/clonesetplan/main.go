@@ -4,9 +4,9 @@
 //
 // Usage:
 //
-//	clonesetplan plan     -f FILE [-f FILE ...] [-o json|yaml|text] [--skip-budget-rule]
-//	clonesetplan rank     -f FILE [--for deletion|update] [-o json|yaml|text] [--skip-budget-rule]
-//	clonesetplan simulate -f FILE [--seed N] [--steps N] [--svg FILE] [-o json|yaml|text] [--skip-budget-rule]
+//	clonesetplan plan     -f FILE [-f FILE ...] [-o json|yaml|text] [--skip-budget-rule] [--cloneset NAME]
+//	clonesetplan rank     -f FILE [--for deletion|update] [-o json|yaml|text] [--skip-budget-rule] [--cloneset NAME]
+//	clonesetplan simulate -f FILE [--seed N] [--steps N] [--svg FILE] [-o json|yaml|text] [--skip-budget-rule] [--cloneset NAME]
 //
 // An input that holds several CloneSets (a namespace dump) is planned for each
 // of them, in namespace/name order: -o text prints one section per CloneSet,
