@@ -191,7 +191,11 @@ func checkDeletionPairs(t *testing.T, shapes []delShape, opts DeletionOptions) i
 						opts.MinReadySeconds, a.pod.Name, b.pod.Name, why, key, describeDelShape(a), describeDelShape(b))
 				}
 			}
-			gkey, gFirst := litDeletionCompare(a.pod, b.pod, withoutAvail)
+			// Without key 3a the answer only changes when 3a decided.
+			gkey, gFirst := key, aFirst
+			if key == WhyUnavailable {
+				gkey, gFirst = litDeletionCompare(a.pod, b.pod, withoutAvail)
+			}
 			if got, want := sign(r.cmp(grouped[i], grouped[j])), litSign(gkey, gFirst); got != want {
 				fail("without key 3a, minReadySeconds %d: cmp(%s, %s) = %d, reference %d (key %q)\n a: %s\n b: %s",
 					opts.MinReadySeconds, a.pod.Name, b.pod.Name, got, want, gkey, describeDelShape(a), describeDelShape(b))

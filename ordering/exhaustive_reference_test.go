@@ -515,9 +515,12 @@ func litScatterPass(seq []*model.Pod, term model.ScatterTerm, all []*model.Pod) 
 }
 
 // litScatter is section 7: the term order of 7.1, then one pass per term.
-func litScatter(seq []*model.Pod, terms []model.ScatterTerm, all []*model.Pod) []*model.Pod {
+// moved maps each pod to the term of the last pass that changed its
+// position (9.1).
+func litScatter(seq []*model.Pod, terms []model.ScatterTerm, all []*model.Pod) (out []*model.Pod, moved map[*model.Pod]model.ScatterTerm) {
+	moved = map[*model.Pod]model.ScatterTerm{}
 	if len(terms) == 0 || len(seq) <= 1 {
-		return seq
+		return seq, moved
 	}
 	if len(terms) > 1 {
 		count := func(t model.ScatterTerm) int {
@@ -544,33 +547,61 @@ func litScatter(seq []*model.Pod, terms []model.ScatterTerm, all []*model.Pod) [
 		terms = kept
 	}
 	for _, t := range terms {
-		seq = litScatterPass(seq, t, all)
+		next := litScatterPass(seq, t, all)
+		for i, p := range next {
+			if seq[i] != p {
+				moved[p] = t
+			}
+		}
+		seq = next
 	}
-	return seq
+	return seq, moved
 }
 
-// litUpdateOrder is the sort of 2.6: canonical order, default order (section
-// 5, stable), priority (section 6, stable), scatter (section 7), then the
-// stable partition with PreparingUpdate candidates first.
-func litUpdateOrder(candidates []*model.Pod, opts UpdateOptions) []*model.Pod {
+// litUpdateOrder is the sort of 2.6 (canonical order, default order of
+// section 5, stable; priority of section 6, stable; scatter of section 7;
+// the stable partition with PreparingUpdate candidates first) and the
+// explanation of each position (9.1).
+func litUpdateOrder(candidates []*model.Pod, opts UpdateOptions) ([]*model.Pod, []string) {
 	seq := litCanonical(candidates)
 	litStableSort(seq, func(a, b *model.Pod) bool {
 		_, first := litUpdateDefaultCompare(a, b)
 		return first
 	})
+	var priorityFirst func(a, b *model.Pod) bool
+	moved := map[*model.Pod]model.ScatterTerm{}
 	if ru := opts.RollingUpdate; ru != nil {
-		if first := litPriorityFirst(ru.PriorityStrategy); first != nil {
-			litStableSort(seq, first)
+		if priorityFirst = litPriorityFirst(ru.PriorityStrategy); priorityFirst != nil {
+			litStableSort(seq, priorityFirst)
 		}
-		seq = litScatter(seq, ru.ScatterStrategy, opts.AllPods)
+		seq, moved = litScatter(seq, ru.ScatterStrategy, opts.AllPods)
 	}
+	before := map[*model.Pod]int{}
 	var preparing, rest []*model.Pod
-	for _, p := range seq {
+	for i, p := range seq {
+		before[p] = i
 		if litState(p) == "PreparingUpdate" {
 			preparing = append(preparing, p)
 		} else {
 			rest = append(rest, p)
 		}
 	}
-	return append(preparing, rest...)
+	out := append(preparing, rest...)
+	why := make([]string, len(out))
+	for i, p := range out {
+		t, scattered := moved[p]
+		switch {
+		case i < before[p]:
+			why[i] = WhyPreparingUpdate
+		case scattered:
+			why[i] = WhyScatterPrefix + t.Key + "=" + t.Value
+		case i+1 == len(out):
+			why[i] = WhyLast
+		case priorityFirst != nil && priorityFirst(p, out[i+1]):
+			why[i] = WhyPriority
+		default:
+			why[i], _ = litUpdateDefaultCompare(p, out[i+1])
+		}
+	}
+	return out, why
 }
