@@ -16,10 +16,9 @@ type delDomains struct {
 	nodes     []string    // spec.nodeName; "" is unscheduled
 	phases    []string    // status.phase
 	readiness []readiness // the Ready condition
-	// inPlaceReady is the status of an InPlaceUpdateReady condition, or
-	// exAbsent for none.
-	inPlaceReady []string
-	states       []string // the lifecycle state label, or exAbsent
+	// blockers are the causes, besides phase, readiness and
+	// minReadySeconds, that can make a ready pod unavailable.
+	blockers []blocker
 	// specifiedDelete is the specified-delete label (the ranking must
 	// ignore it: scale-in never sees such pods, 4.3 S6).
 	specifiedDelete []bool
@@ -30,8 +29,32 @@ type delDomains struct {
 }
 
 func (d *delDomains) sizes() []int {
-	return []int{len(d.nodes), len(d.phases), len(d.readiness), len(d.inPlaceReady), len(d.states),
+	return []int{len(d.nodes), len(d.phases), len(d.readiness), len(d.blockers),
 		len(d.specifiedDelete), len(d.costs), len(d.restarts), len(d.created), len(d.ranks)}
+}
+
+// blocker is the InPlaceUpdateReady condition status (exAbsent for none)
+// and the lifecycle state label (exAbsent for none) of a shape.
+type blocker struct {
+	inPlaceReady string
+	state        string
+}
+
+var (
+	noBlocker           = blocker{exAbsent, exAbsent}
+	inPlaceNotReady     = blocker{"False", exAbsent}
+	preparingDelete     = blocker{exAbsent, model.StatePreparingDelete}
+	allBlockerCombos    []blocker // every inPlaceReady × state combination of the large size
+	blockerInPlaceReady = []string{exAbsent, "False", "True"}
+	blockerStates       = []string{exAbsent, model.StateNormal, model.StatePreparingDelete}
+)
+
+func init() {
+	for _, c := range blockerInPlaceReady {
+		for _, s := range blockerStates {
+			allBlockerCombos = append(allBlockerCombos, blocker{c, s})
+		}
+	}
 }
 
 // delShape is a pod of one shape and its injected key-5 rank.
@@ -47,19 +70,20 @@ func (d *delDomains) shapes() []delShape {
 	radix(d.sizes(), func(x []int) {
 		p := newPod(fmt.Sprintf("s%06d", len(out)), onNode(d.nodes[x[0]]), phase(d.phases[x[1]]))
 		setReadiness(p, d.readiness[x[2]])
-		if v := d.inPlaceReady[x[3]]; v != exAbsent {
-			p.Status.Conditions = append(p.Status.Conditions, model.PodCondition{Type: model.ConditionInPlaceUpdateReady, Status: v})
+		b := d.blockers[x[3]]
+		if b.inPlaceReady != exAbsent {
+			p.Status.Conditions = append(p.Status.Conditions, model.PodCondition{Type: model.ConditionInPlaceUpdateReady, Status: b.inPlaceReady})
 		}
-		setLabel(p, model.LabelLifecycleState, d.states[x[4]])
-		if d.specifiedDelete[x[5]] {
+		setLabel(p, model.LabelLifecycleState, b.state)
+		if d.specifiedDelete[x[4]] {
 			p.Labels[model.LabelSpecifiedDelete] = "true"
 		}
-		if v := d.costs[x[6]]; v != exAbsent {
+		if v := d.costs[x[5]]; v != exAbsent {
 			p.Annotations[model.AnnotationDeletionCost] = v
 		}
-		p.Status.ContainerStatuses[0].RestartCount = d.restarts[x[7]]
-		p.CreationTimestamp = d.created[x[8]]
-		out = append(out, delShape{pod: p, rank: d.ranks[x[9]]})
+		p.Status.ContainerStatuses[0].RestartCount = d.restarts[x[6]]
+		p.CreationTimestamp = d.created[x[7]]
+		out = append(out, delShape{pod: p, rank: d.ranks[x[8]]})
 	})
 	return out
 }
@@ -71,11 +95,10 @@ var (
 	delPairDomains = delDomains{
 		nodes:           []string{"", "n1"},
 		phases:          []string{model.PodPending, model.PodUnknown, model.PodRunning},
-		readiness:       []readiness{notReadyLongAgo, readyZeroTime, readyLongAgo, readyAtBoundary, readyRecent},
-		inPlaceReady:    []string{exAbsent, "False"},
-		states:          []string{exAbsent, model.StatePreparingDelete},
+		readiness:       []readiness{notReadyLongAgo, readyLongAgo, readyAtBoundary, readyRecent},
+		blockers:        []blocker{noBlocker, inPlaceNotReady, preparingDelete},
 		specifiedDelete: []bool{false, true},
-		costs:           []string{exAbsent, "1"},
+		costs:           []string{"-1", exAbsent, "1"},
 		restarts:        []int32{0, 1},
 		created:         []time.Time{{}, exOlder, exNewer},
 		ranks:           []float64{0, 1},
@@ -84,13 +107,12 @@ var (
 		nodes:           []string{"", "n1"},
 		phases:          []string{model.PodPending, model.PodUnknown, model.PodRunning, ""},
 		readiness:       []readiness{readyNone, notReadyLongAgo, notReadyRecent, readyZeroTime, readyLongAgo, readyAtBoundary, readyRecent},
-		inPlaceReady:    []string{exAbsent, "False"},
-		states:          []string{exAbsent, model.StateNormal, model.StatePreparingDelete},
+		blockers:        allBlockerCombos,
 		specifiedDelete: []bool{false, true},
-		costs:           []string{exAbsent, "1", "+1"},
+		costs:           []string{"-1", exAbsent, "1"},
 		restarts:        []int32{0, 1},
 		created:         []time.Time{{}, exOlder, exNewer},
-		ranks:           []float64{0, 1, 2},
+		ranks:           []float64{0, 1},
 	}
 	// Triple shapes: three values for every relative key, so that chains
 	// a < b < c exist on each key and across keys.
@@ -98,8 +120,7 @@ var (
 		nodes:           []string{"", "n1"},
 		phases:          []string{model.PodPending, model.PodUnknown, model.PodRunning},
 		readiness:       []readiness{notReadyLongAgo, readyLongAgo, readyRecent},
-		inPlaceReady:    []string{exAbsent},
-		states:          []string{exAbsent},
+		blockers:        []blocker{noBlocker},
 		specifiedDelete: []bool{false},
 		costs:           []string{"-1", exAbsent, "1"},
 		restarts:        []int32{0, 1},
@@ -110,8 +131,7 @@ var (
 		nodes:           []string{"", "n1"},
 		phases:          []string{model.PodPending, model.PodUnknown, model.PodRunning},
 		readiness:       []readiness{notReadyLongAgo, readyLongAgo, readyAtBoundary, readyRecent},
-		inPlaceReady:    []string{exAbsent},
-		states:          []string{exAbsent},
+		blockers:        []blocker{noBlocker},
 		specifiedDelete: []bool{false},
 		costs:           []string{"-1", exAbsent, "1"},
 		restarts:        []int32{0, 1},
