@@ -356,7 +356,7 @@ func checkDeletionWorld(t *testing.T, pods []*model.Pod, opts DeletionOptions, a
 		if !ok {
 			t.Fatalf("RankForDeletion(%v, minReadySeconds %d, topology %q):\n got %v %v %v\nwant %v %v %v",
 				podNames(in), opts.MinReadySeconds, opts.TopologyKeys,
-				names(got), whys(got), ranksOf(got), podNames(want), why, rankNames(rank))
+				names(got), whyList(got), ranksOf(got), podNames(want), why, rankNames(rank))
 		}
 		check := func(k int) {
 			first := FirstForDeletion(in, opts, k)

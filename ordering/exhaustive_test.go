@@ -37,20 +37,22 @@ type readiness struct {
 	at     time.Time
 }
 
+// The readiness values of the shapes.
 var (
-	readyNone        = readiness{none: true}
-	notReadyLongAgo  = readiness{status: "False", at: exLongAgo}
-	notReadyRecent   = readiness{status: "False", at: exRecent}
-	readyZeroTime    = readiness{status: "True"}
-	readyLongAgo     = readiness{status: "True", at: exLongAgo}
-	readyAtBoundary  = readiness{status: "True", at: exBoundary}
-	readyRecent      = readiness{status: "True", at: exRecent}
-	exAbsent         = "\x00absent" // a label or annotation value meaning "not set"
-	exStatePrepDel   = model.StatePreparingDelete
-	exStatePrepUpd   = model.StatePreparingUpdate
-	exStateUpdated   = model.StateUpdated
-	exStateNormal    = model.StateNormal
-	exStatePrepNorm  = model.StatePreparingNormal
+	readyNone       = readiness{none: true}
+	notReadyLongAgo = readiness{status: "False", at: exLongAgo}
+	notReadyRecent  = readiness{status: "False", at: exRecent}
+	readyZeroTime   = readiness{status: "True"}
+	readyLongAgo    = readiness{status: "True", at: exLongAgo}
+	readyAtBoundary = readiness{status: "True", at: exBoundary}
+	readyRecent     = readiness{status: "True", at: exRecent}
+)
+
+// exAbsent, as a label or annotation value of a shape, means "not set".
+const exAbsent = "\x00absent"
+
+// The revision labels of the update shapes (the order must ignore them).
+const (
 	exOldRevision    = "web-old"
 	exUpdateRevision = "web-new"
 )

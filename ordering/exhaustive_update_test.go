@@ -252,7 +252,10 @@ func litUpdateCompare(a, b *model.Pod, ps *model.UpdatePriorityStrategy) (string
 func checkUpdatePairs(t *testing.T, what string, pods []*model.Pod, ps *model.UpdatePriorityStrategy, pipeline bool) int {
 	t.Helper()
 	keys := updKeys(pods, ps)
-	opts := UpdateOptions{RollingUpdate: &model.RollingUpdateStrategy{PriorityStrategy: ps}}
+	var opts UpdateOptions // without a strategy, no rolling-update block at all
+	if ps != nil {
+		opts.RollingUpdate = &model.RollingUpdateStrategy{PriorityStrategy: ps}
+	}
 	failures := 0
 	fail := func(format string, args ...any) {
 		t.Helper()
@@ -459,9 +462,10 @@ func describeWorld(pods []*model.Pod) string {
 //     values) and of updWeightPairs under the weight strategy (every
 //     combination of matching terms, an ignored term): cmpUpdate has the
 //     sign of the reference, is antisymmetric and whyDefault names the
-//     deciding key; for the priority pairs, SortForUpdate on the two pods
-//     (which adds the PreparingUpdate pass) equals the reference, Why keys
-//     included;
+//     deciding key; for the priority pairs, and for the pairs of
+//     updTriples without a rolling-update block, SortForUpdate on the two
+//     pods (which adds the PreparingUpdate pass) equals the reference, Why
+//     keys included;
 //   - triples: every triple of updTriples (three priority levels, three
 //     values per relative key) under the order strategy: cmpUpdate is
 //     transitive;
@@ -487,6 +491,7 @@ func TestExhaustiveUpdate(t *testing.T) {
 	pairs += checkUpdatePairs(t, "default order", defaultD.pods(), nil, false)
 	pairs += checkUpdatePairs(t, "order priority", orderD.pods(), exOrderStrategy, true)
 	pairs += checkUpdatePairs(t, "weight priority", weightD.pods(), exWeightStrategy, true)
+	pairs += checkUpdatePairs(t, "default order, whole pipeline", tripleD.pods(), nil, true)
 	if t.Failed() {
 		t.FailNow()
 	}
