@@ -477,8 +477,11 @@ func describeWorld(pods []*model.Pod) string {
 //     candidates in two input orders, equals litUpdateOrder (the scatter
 //     procedure of 7.1 and 7.2 written literally), Why keys included.
 //
-// Default sizes: update pairs: N, triples: M, worlds: K, about S s. With
-// -ordering.exhaustive: TBD.
+// Sizes (2 cores shared with other jobs, so wall times vary; CPU time is
+// the process's user time with the test run alone):
+//
+//	default:                update pairs: 27024192, triples: 10077696, worlds: 146880; about 2 s CPU
+//	-ordering.exhaustive:   LARGE_UPDATE
 func TestExhaustiveUpdate(t *testing.T) {
 	t.Parallel()
 	defaultD, orderD, weightD, tripleD := updDefaultPairs, updOrderPairs, updWeightPairs, updTriples
