@@ -406,9 +406,9 @@ func rankNames(rank map[*model.Pod]float64) map[string]float64 {
 //     constraint list of exTopologies and both minReadySeconds values, in
 //     every input order: RankForDeletion equals the reference (order, Why,
 //     SpreadRank, Index) and FirstForDeletion(k) is its prefix. At the
-//     default size each input order checks one k (cycling through -1..n+1
+//     default size each input order checks one k (cycling through 0..n+1
 //     over the orders of a world); with -ordering.exhaustive every order
-//     checks every k.
+//     checks every k from -1 to n+1.
 //
 // Sizes (2 cores shared with other jobs, so wall times vary; CPU time is
 // the process's user time with the test run alone):
@@ -424,7 +424,10 @@ func TestExhaustiveDeletion(t *testing.T) {
 	start := time.Now()
 	pairs, triples, worlds, orders := 0, 0, 0, 0
 
-	pairShapes := pairD.shapes()
+	pairShapes, tripleShapes := pairD.shapes(), tripleD.shapes()
+	if len(pairShapes) == 0 || len(tripleShapes) == 0 || len(worldD) == 0 {
+		t.Fatal("a domain is empty: no shapes")
+	}
 	for _, m := range exMinReadySeconds {
 		pairs += checkDeletionPairs(t, pairShapes, DeletionOptions{MinReadySeconds: m, Now: exNow})
 	}
@@ -433,7 +436,6 @@ func TestExhaustiveDeletion(t *testing.T) {
 	}
 	pairTime := time.Since(start)
 
-	tripleShapes := tripleD.shapes()
 	for _, m := range exMinReadySeconds {
 		r, full, grouped := delEnts(tripleShapes, DeletionOptions{MinReadySeconds: m, Now: exNow})
 		triples += checkTransitive(t, "scale-in order", len(full), func(i, j int) int { return r.cmp(full[i], full[j]) })

@@ -491,16 +491,20 @@ func TestExhaustiveUpdate(t *testing.T) {
 	start := time.Now()
 	pairs, triples, worlds := 0, 0, 0
 
-	pairs += checkUpdatePairs(t, "default order", defaultD.pods(), nil, false)
-	pairs += checkUpdatePairs(t, "order priority", orderD.pods(), exOrderStrategy, true)
-	pairs += checkUpdatePairs(t, "weight priority", weightD.pods(), exWeightStrategy, true)
-	pairs += checkUpdatePairs(t, "default order, whole pipeline", tripleD.pods(), nil, true)
+	defaultPods, orderPods, weightPods, triplePods := defaultD.pods(), orderD.pods(), weightD.pods(), tripleD.pods()
+	if len(defaultPods) == 0 || len(orderPods) == 0 || len(weightPods) == 0 || len(triplePods) == 0 {
+		t.Fatal("a domain is empty: no shapes")
+	}
+	pairs += checkUpdatePairs(t, "default order", defaultPods, nil, false)
+	pairs += checkUpdatePairs(t, "order priority", orderPods, exOrderStrategy, true)
+	pairs += checkUpdatePairs(t, "weight priority", weightPods, exWeightStrategy, true)
+	pairs += checkUpdatePairs(t, "default order, whole pipeline", triplePods, nil, true)
 	if t.Failed() {
 		t.FailNow()
 	}
 	pairTime := time.Since(start)
 
-	tripleKeys := updKeys(tripleD.pods(), exOrderStrategy)
+	tripleKeys := updKeys(triplePods, exOrderStrategy)
 	triples += checkTransitive(t, "update order", len(tripleKeys), func(i, j int) int { return cmpUpdate(&tripleKeys[i], &tripleKeys[j]) })
 	tripleTime := time.Since(start) - pairTime
 
