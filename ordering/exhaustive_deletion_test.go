@@ -414,7 +414,7 @@ func rankNames(rank map[*model.Pod]float64) map[string]float64 {
 // the process's user time with the test run alone):
 //
 //	default:                deletion pairs: 53747712, triples: 68024448, worlds: 7722 (622566 input orders); about 3.5 s CPU
-//	-ordering.exhaustive:   LARGE_DELETION
+//	-ordering.exhaustive:   deletion pairs: 2633637888, triples: 1289945088, worlds: 85680 (7891660 input orders); 202 s CPU, 538 s wall (run once, 2026-11-24)
 func TestExhaustiveDeletion(t *testing.T) {
 	t.Parallel()
 	pairD, tripleD, worldD, topologies := delPairDomains, delTripleDomains, delWorlds, exTopologies

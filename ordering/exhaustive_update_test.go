@@ -481,7 +481,7 @@ func describeWorld(pods []*model.Pod) string {
 // the process's user time with the test run alone):
 //
 //	default:                update pairs: 27024192, triples: 10077696, worlds: 146880; about 2 s CPU
-//	-ordering.exhaustive:   LARGE_UPDATE
+//	-ordering.exhaustive:   update pairs: 346457088, triples: 1528823808, worlds: 6690384; 95 s CPU, 433 s wall (run once, 2026-11-24)
 func TestExhaustiveUpdate(t *testing.T) {
 	t.Parallel()
 	defaultD, orderD, weightD, tripleD := updDefaultPairs, updOrderPairs, updWeightPairs, updTriples
