@@ -137,21 +137,12 @@ func containerIDsConsistent(p *model.Pod, meta *runtimeMeta) bool {
 		if !found {
 			return false
 		}
-		status := containerStatus(p, c.Name)
+		status := p.ContainerStatus(c.Name)
 		if status == nil || status.ContainerID != id {
 			return false
 		}
 	}
 	return true
-}
-
-func containerStatus(p *model.Pod, name string) *model.ContainerStatus {
-	for i := range p.Status.ContainerStatuses {
-		if p.Status.ContainerStatuses[i].Name == name {
-			return &p.Status.ContainerStatuses[i]
-		}
-	}
-	return nil
 }
 
 // resizeCompleted is upstream's vertical IsPodUpdateCompleted: as many statuses as

@@ -218,7 +218,7 @@ func preCheckPassed(p *model.Pod, pc *PreCheck) bool {
 		return true
 	}
 	for _, name := range pc.ContainersRequiredReady {
-		if cs := containerStatus(p, name); cs == nil || !cs.Ready {
+		if cs := p.ContainerStatus(name); cs == nil || !cs.Ready {
 			return false
 		}
 	}

@@ -239,6 +239,25 @@ func (o Options) read(inputs []input) (*loader, error) {
 	return l, nil
 }
 
+// inheritNamespace gives the pods, PVCs and ControllerRevisions read without
+// a namespace the namespace ns (kubectl's default for a stream).
+func (l *loader) inheritNamespace(ns string) {
+	inherit := func(s *string) {
+		if *s == "" {
+			*s = ns
+		}
+	}
+	for _, p := range l.pods {
+		inherit(&p.obj.Namespace)
+	}
+	for _, p := range l.pvcs {
+		inherit(&p.obj.Namespace)
+	}
+	for i := range l.revs {
+		inherit(&l.revs[i].ns)
+	}
+}
+
 func (l *loader) fail(format string, args ...any) {
 	l.errs = append(l.errs, fmt.Errorf(format, args...))
 }
@@ -422,21 +441,7 @@ func (l *loader) assemble() (*model.Scenario, error) {
 	if cs.Namespace == "" {
 		cs.Namespace = defaultNS
 	}
-	ns := cs.Namespace
-	inherit := func(s *string) {
-		if *s == "" {
-			*s = ns
-		}
-	}
-	for _, p := range l.pods {
-		inherit(&p.obj.Namespace)
-	}
-	for _, p := range l.pvcs {
-		inherit(&p.obj.Namespace)
-	}
-	for i := range l.revs {
-		inherit(&l.revs[i].ns)
-	}
+	l.inheritNamespace(cs.Namespace)
 
 	if err := l.duplicates(); err != nil {
 		return nil, err

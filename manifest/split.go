@@ -135,20 +135,7 @@ func (l *loader) assembleAll() ([]*model.Scenario, error) {
 			break
 		}
 	}
-	inherit := func(s *string) {
-		if *s == "" {
-			*s = ns
-		}
-	}
-	for _, p := range l.pods {
-		inherit(&p.obj.Namespace)
-	}
-	for _, p := range l.pvcs {
-		inherit(&p.obj.Namespace)
-	}
-	for i := range l.revs {
-		inherit(&l.revs[i].ns)
-	}
+	l.inheritNamespace(ns)
 	if err := l.duplicates(); err != nil {
 		return nil, err
 	}

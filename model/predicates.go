@@ -49,6 +49,27 @@ func (p *Pod) Condition(condType string) *PodCondition {
 	return nil
 }
 
+// Container returns the spec container of the given name, or nil.
+func (p *Pod) Container(name string) *Container {
+	for i := range p.Spec.Containers {
+		if p.Spec.Containers[i].Name == name {
+			return &p.Spec.Containers[i]
+		}
+	}
+	return nil
+}
+
+// ContainerStatus returns the status of the container of the given name, or
+// nil.
+func (p *Pod) ContainerStatus(name string) *ContainerStatus {
+	for i := range p.Status.ContainerStatuses {
+		if p.Status.ContainerStatuses[i].Name == name {
+			return &p.Status.ContainerStatuses[i]
+		}
+	}
+	return nil
+}
+
 // IsReady reports whether the pod's Ready condition is True (Kubernetes IsPodReady).
 func (p *Pod) IsReady() bool {
 	c := p.Condition(ConditionReady)

@@ -675,7 +675,7 @@ func (b *builder) updateInPlace(a model.Action) error {
 			changed[name] = true
 		}
 		for name := range spec.Images {
-			if cs := containerStatus(p, name); cs != nil {
+			if cs := p.ContainerStatus(name); cs != nil {
 				if state.LastContainerStatuses == nil {
 					state.LastContainerStatuses = map[string]inplace.ContainerStatusRecord{}
 				}
@@ -795,12 +795,12 @@ func (b *builder) patchPod(a model.Action) error {
 		resources[name] = m
 	}
 	for name := range a.SetImages {
-		if specContainer(p, name) == nil {
+		if p.Container(name) == nil {
 			return fmt.Errorf("pod has no container %s", name)
 		}
 	}
 	for name := range a.SetResources {
-		if specContainer(p, name) == nil {
+		if p.Container(name) == nil {
 			return fmt.Errorf("pod has no container %s", name)
 		}
 	}
@@ -887,7 +887,7 @@ func becomesUnready(p *model.Pod, spec inplace.Spec, gates model.FeatureGates) b
 		return true
 	}
 	for name, r := range spec.Resources {
-		ctr := specContainer(p, name)
+		ctr := p.Container(name)
 		if ctr == nil {
 			continue
 		}
@@ -956,24 +956,6 @@ func quantityTexts(m map[string]model.Quantity) map[string]inplace.QuantityText 
 		out[k] = inplace.QuantityText(v.String())
 	}
 	return out
-}
-
-func specContainer(p *model.Pod, name string) *model.Container {
-	for i := range p.Spec.Containers {
-		if p.Spec.Containers[i].Name == name {
-			return &p.Spec.Containers[i]
-		}
-	}
-	return nil
-}
-
-func containerStatus(p *model.Pod, name string) *model.ContainerStatus {
-	for i := range p.Status.ContainerStatuses {
-		if p.Status.ContainerStatuses[i].Name == name {
-			return &p.Status.ContainerStatuses[i]
-		}
-	}
-	return nil
 }
 
 func uidOnly(uid string) *Preconditions {

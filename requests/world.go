@@ -220,10 +220,7 @@ func (w *World) create(r Request, fail failFunc) error {
 				return fail(ReasonInvalid, "admission: %v", err)
 			}
 		}
-		if x.UID == "" {
-			x.UID = "uid-" + x.Name + "-" + strconv.FormatInt(w.version+1, 10)
-		}
-		x.ResourceVersion = w.nextVersion()
+		w.stamp(x.Name, &x.UID, &x.ResourceVersion)
 		w.Pods[x.Name] = x
 	case *model.PVC:
 		if r.Resource != ResourcePersistentVolumeClaims || x.Name != r.Name {
@@ -232,10 +229,7 @@ func (w *World) create(r Request, fail failFunc) error {
 		if _, taken := w.PVCs[x.Name]; taken {
 			return fail(ReasonAlreadyExists, "PVC %s already exists", x.Name)
 		}
-		if x.UID == "" {
-			x.UID = "uid-" + x.Name + "-" + strconv.FormatInt(w.version+1, 10)
-		}
-		x.ResourceVersion = w.nextVersion()
+		w.stamp(x.Name, &x.UID, &x.ResourceVersion)
 		w.PVCs[x.Name] = x
 	case *model.Revision:
 		if r.Resource != ResourceControllerRevisions || x.Name != r.Name {
@@ -247,15 +241,21 @@ func (w *World) create(r Request, fail failFunc) error {
 		if x.CreationTimestamp.IsZero() {
 			x.CreationTimestamp = w.Now
 		}
-		if x.UID == "" {
-			x.UID = "uid-" + x.Name + "-" + strconv.FormatInt(w.version+1, 10)
-		}
-		x.ResourceVersion = w.nextVersion()
+		w.stamp(x.Name, &x.UID, &x.ResourceVersion)
 		w.Revisions = append(w.Revisions, x)
 	default:
 		return fail(ReasonInvalid, "cannot create a %T", o)
 	}
 	return nil
+}
+
+// stamp gives a created object a uid (when it has none) and its first
+// resourceVersion, as the API server does.
+func (w *World) stamp(name string, uid, resourceVersion *string) {
+	if *uid == "" {
+		*uid = "uid-" + name + "-" + strconv.FormatInt(w.version+1, 10)
+	}
+	*resourceVersion = w.nextVersion()
 }
 
 func (w *World) revision(name string) *model.Revision {

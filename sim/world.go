@@ -130,7 +130,7 @@ func (st *podState) takeOver(p *model.Pod) {
 		}
 	}
 	for _, ctr := range p.Spec.Containers {
-		cs := containerStatus(p, ctr.Name)
+		cs := p.ContainerStatus(ctr.Name)
 		if cs == nil {
 			continue
 		}
@@ -229,14 +229,14 @@ func (c *Cluster) fire(e event) {
 	case evStart:
 		c.startPod(p, st)
 	case evReady:
-		if cs := containerStatus(p, e.container); cs != nil && cs.ContainerID == e.cid && !cs.Ready && p.DeletionTimestamp.IsZero() {
+		if cs := p.ContainerStatus(e.container); cs != nil && cs.ContainerID == e.cid && !cs.Ready && p.DeletionTimestamp.IsZero() {
 			cs.Ready = true
 			c.logf("%s: container %s ready", p.Name, e.container)
 		}
 	case evRestart:
 		c.restartContainer(p, st, e.container)
 	case evCrash:
-		if cs := containerStatus(p, e.container); cs != nil && cs.ContainerID == e.cid && cs.Ready && p.DeletionTimestamp.IsZero() {
+		if cs := p.ContainerStatus(e.container); cs != nil && cs.ContainerID == e.cid && cs.Ready && p.DeletionTimestamp.IsZero() {
 			cs.Ready = false
 			cs.RestartCount++
 			cs.ContainerID = containerID(p.Name, e.container, cs.RestartCount)
@@ -245,7 +245,7 @@ func (c *Cluster) fire(e event) {
 	case evResize:
 		for i := range p.Status.ContainerStatuses {
 			s := &p.Status.ContainerStatuses[i]
-			if ctr := specContainer(p, s.Name); ctr != nil {
+			if ctr := p.Container(s.Name); ctr != nil {
 				r := ctr.Resources.DeepCopy()
 				s.Resources = &r
 			}
@@ -303,7 +303,7 @@ func (c *Cluster) syncPod(p *model.Pod) {
 	}
 	f := c.world.Faults
 	for _, ctr := range p.Spec.Containers {
-		cs := containerStatus(p, ctr.Name)
+		cs := p.ContainerStatus(ctr.Name)
 		switch {
 		case cs == nil || st.running[ctr.Name] != ctr.Image || st.envHash[ctr.Name] != envHash(p, ctr):
 			c.queuePod(p, evRestart, ctr.Name, "", "", c.world.Delays.InPlace)
@@ -388,11 +388,11 @@ func (c *Cluster) startPod(p *model.Pod, st *podState) {
 }
 
 func (c *Cluster) restartContainer(p *model.Pod, st *podState, name string) {
-	ctr := specContainer(p, name)
+	ctr := p.Container(name)
 	if ctr == nil || p.Status.Phase != model.PodRunning || !p.DeletionTimestamp.IsZero() {
 		return
 	}
-	cs := containerStatus(p, name)
+	cs := p.ContainerStatus(name)
 	if cs == nil {
 		p.Status.ContainerStatuses = append(p.Status.ContainerStatuses, model.ContainerStatus{Name: name})
 		cs = &p.Status.ContainerStatuses[len(p.Status.ContainerStatuses)-1]
@@ -438,7 +438,7 @@ func (c *Cluster) recompute(p *model.Pod) {
 	}
 	cr := p.Status.Phase == model.PodRunning && len(p.Status.ContainerStatuses) >= len(p.Spec.Containers)
 	for _, ctr := range p.Spec.Containers {
-		if s := containerStatus(p, ctr.Name); s == nil || !s.Ready {
+		if s := p.ContainerStatus(ctr.Name); s == nil || !s.Ready {
 			cr = false
 		}
 	}
@@ -707,24 +707,6 @@ func (c *Cluster) nodeGone(e event) {
 	}
 }
 
-func containerStatus(p *model.Pod, name string) *model.ContainerStatus {
-	for i := range p.Status.ContainerStatuses {
-		if p.Status.ContainerStatuses[i].Name == name {
-			return &p.Status.ContainerStatuses[i]
-		}
-	}
-	return nil
-}
-
-func specContainer(p *model.Pod, name string) *model.Container {
-	for i := range p.Spec.Containers {
-		if p.Spec.Containers[i].Name == name {
-			return &p.Spec.Containers[i]
-		}
-	}
-	return nil
-}
-
 // resourcesReported reports whether every container status shows its spec
 // container's resources (the in-place vertical scaling completion test).
 func resourcesReported(p *model.Pod) bool {
@@ -732,7 +714,7 @@ func resourcesReported(p *model.Pod) bool {
 		return true
 	}
 	for _, ctr := range p.Spec.Containers {
-		s := containerStatus(p, ctr.Name)
+		s := p.ContainerStatus(ctr.Name)
 		if s == nil {
 			continue
 		}
