@@ -1,0 +1,197 @@
+package kubecontroller
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+)
+
+// apiServer is controller-runtime's fake client with the API server
+// behaviors the fake leaves out and the controller relies on: a create gets
+// a uid and a creationTimestamp (from the test's clock); a delete checks its
+// uid and resourceVersion preconditions; a merge or strategic merge patch
+// may not change metadata.uid (immutable). It counts the writes.
+type apiServer struct {
+	client.WithWatch
+	mu     sync.Mutex
+	now    func() time.Time
+	uids   int
+	writes map[string]int // "create pods/web-x", "delete pods/web-a", ...
+}
+
+func testScheme() *runtime.Scheme {
+	s := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(s); err != nil {
+		panic(err)
+	}
+	return s
+}
+
+func newAPIServer(now func() time.Time, objs ...client.Object) *apiServer {
+	a := &apiServer{now: now, writes: map[string]int{}}
+	statusOf := []client.Object{&corev1.Pod{}}
+	b1 := &unstructured.Unstructured{}
+	b1.SetGroupVersionKind(CloneSetV1beta1)
+	a1 := &unstructured.Unstructured{}
+	a1.SetGroupVersionKind(CloneSetV1alpha1)
+	statusOf = append(statusOf, b1, a1)
+	a.WithWatch = fake.NewClientBuilder().
+		WithScheme(testScheme()).
+		WithStatusSubresource(statusOf...).
+		WithObjects(objs...).
+		WithInterceptorFuncs(interceptor.Funcs{
+			Create:           a.create,
+			Delete:           a.delete,
+			Patch:            a.patch,
+			SubResourcePatch: a.subResourcePatch,
+		}).
+		Build()
+	return a
+}
+
+func (a *apiServer) count(what string) {
+	a.mu.Lock()
+	a.writes[what]++
+	a.mu.Unlock()
+}
+
+// writesTo returns how often a write was made ("create pods/web-x").
+func (a *apiServer) writesTo(what string) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.writes[what]
+}
+
+func resourceOf(c client.Client, obj client.Object) string {
+	gvk, err := c.GroupVersionKindFor(obj)
+	if err != nil {
+		return fmt.Sprintf("%T", obj)
+	}
+	switch gvk.Kind {
+	case "Pod":
+		return "pods"
+	case "PersistentVolumeClaim":
+		return "persistentvolumeclaims"
+	case "ControllerRevision":
+		return "controllerrevisions"
+	case "CloneSet":
+		return "clonesets"
+	}
+	return gvk.Kind
+}
+
+func (a *apiServer) create(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+	a.mu.Lock()
+	a.uids++
+	if obj.GetUID() == "" {
+		obj.SetUID(types.UID(fmt.Sprintf("uid-%04d", a.uids)))
+	}
+	a.mu.Unlock()
+	if ct := obj.GetCreationTimestamp(); ct.IsZero() {
+		obj.SetCreationTimestamp(metav1.NewTime(a.now().Truncate(time.Second)))
+	}
+	err := c.Create(ctx, obj, opts...)
+	if err == nil {
+		a.count("create " + resourceOf(c, obj) + "/" + obj.GetName())
+	}
+	return err
+}
+
+func (a *apiServer) delete(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
+	do := &client.DeleteOptions{}
+	do.ApplyOptions(opts)
+	if p := do.Preconditions; p != nil {
+		cur := obj.DeepCopyObject().(client.Object)
+		if err := c.Get(ctx, client.ObjectKeyFromObject(obj), cur); err != nil {
+			return err
+		}
+		if p.UID != nil && *p.UID != cur.GetUID() {
+			return apierrors.NewConflict(schemaGR(c, obj), obj.GetName(), fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", *p.UID, cur.GetUID()))
+		}
+		if p.ResourceVersion != nil && *p.ResourceVersion != cur.GetResourceVersion() {
+			return apierrors.NewConflict(schemaGR(c, obj), obj.GetName(), fmt.Errorf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", *p.ResourceVersion, cur.GetResourceVersion()))
+		}
+	}
+	err := c.Delete(ctx, obj, opts...)
+	if err == nil {
+		a.count("delete " + resourceOf(c, obj) + "/" + obj.GetName())
+	}
+	return err
+}
+
+// checkUID refuses a merge or strategic merge patch that changes the uid.
+func (a *apiServer) checkUID(ctx context.Context, c client.Client, obj client.Object, patch client.Patch) error {
+	if patch.Type() != types.MergePatchType && patch.Type() != types.StrategicMergePatchType {
+		return nil
+	}
+	data, err := patch.Data(obj)
+	if err != nil {
+		return err
+	}
+	var body struct {
+		Metadata struct {
+			UID *string `json:"uid"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(data, &body); err != nil || body.Metadata.UID == nil {
+		return nil
+	}
+	cur := obj.DeepCopyObject().(client.Object)
+	if err := c.Get(ctx, client.ObjectKeyFromObject(obj), cur); err != nil {
+		return err
+	}
+	if types.UID(*body.Metadata.UID) != cur.GetUID() {
+		gr := schemaGR(c, obj)
+		return apierrors.NewInvalid(schemaGK(c, obj), obj.GetName(), field.ErrorList{
+			field.Invalid(field.NewPath("metadata", "uid"), *body.Metadata.UID, "field is immutable ("+gr.String()+")"),
+		})
+	}
+	return nil
+}
+
+func (a *apiServer) patch(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+	if err := a.checkUID(ctx, c, obj, patch); err != nil {
+		return err
+	}
+	err := c.Patch(ctx, obj, patch, opts...)
+	if err == nil {
+		a.count("patch " + resourceOf(c, obj) + "/" + obj.GetName())
+	}
+	return err
+}
+
+func (a *apiServer) subResourcePatch(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+	if err := a.checkUID(ctx, c, obj, patch); err != nil {
+		return err
+	}
+	err := c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+	if err == nil {
+		a.count("patch " + resourceOf(c, obj) + "/" + sub + "/" + obj.GetName())
+	}
+	return err
+}
+
+func schemaGK(c client.Client, obj client.Object) schema.GroupKind {
+	gvk, _ := c.GroupVersionKindFor(obj)
+	return gvk.GroupKind()
+}
+
+func schemaGR(c client.Client, obj client.Object) schema.GroupResource {
+	gk := schemaGK(c, obj)
+	return schema.GroupResource{Group: gk.Group, Resource: resourceOf(c, obj)}
+}
