@@ -317,6 +317,10 @@ func act(a model.Action) string {
 		return fmt.Sprintf("SetPVCOwner %s -> %s", a.PVC, a.Pod)
 	case model.ActionPatchPod:
 		return fmt.Sprintf("PatchPod %s labels %v", a.Pod, a.SetLabels)
+	case model.ActionCreateRevision, model.ActionUpdateRevision:
+		return fmt.Sprintf("%s %s #%d", a.Type, a.Revision, a.RevisionNumber)
+	case model.ActionDeleteRevision:
+		return "DeleteRevision " + a.Revision
 	}
 	return string(a.Type) + " " + a.Pod
 }

@@ -131,9 +131,14 @@ func invariantViolations(s *model.Scenario, res *clonesetcore.Result) []string {
 		case model.ActionDeletePVC, model.ActionSetPVCOwner:
 			continue
 		case model.ActionUpdatePodsToDelete:
-			if i != len(res.Actions)-1 {
-				fail("UpdatePodsToDelete is not the last action")
+			for _, b := range res.Actions[i+1:] {
+				if b.Type != model.ActionDeleteRevision {
+					fail("UpdatePodsToDelete is followed by %s (only history truncation may follow it)", b.Type)
+				}
 			}
+			continue
+		case model.ActionCreateRevision, model.ActionUpdateRevision, model.ActionDeleteRevision:
+			bad = append(bad, revisionActionViolations(s, res, i)...)
 			continue
 		}
 		// Every other action acts on an observed pod: never on a terminating or
@@ -226,6 +231,57 @@ func invariantViolations(s *model.Scenario, res *clonesetcore.Result) []string {
 	}
 	if res.RequeueAfterSeconds < 0 {
 		fail("negative requeue %v", res.RequeueAfterSeconds)
+	}
+	return bad
+}
+
+// revisionActionViolations checks the revision action res.Actions[i] (LSV 2.3,
+// 2.7): a CreateRevision or UpdateRevision is the first action and concerns the
+// plan's update revision, with a number above every stored one (a created name
+// is not stored yet); a DeleteRevision comes after every pod-level action and
+// deletes a stored revision that is neither current, update, nor any observed
+// pod's.
+func revisionActionViolations(s *model.Scenario, res *clonesetcore.Result, i int) []string {
+	var bad []string
+	fail := func(format string, args ...any) { bad = append(bad, fmt.Sprintf(format, args...)) }
+	a := res.Actions[i]
+	stored := map[string]*model.Revision{}
+	var highest int64
+	for _, r := range s.Revisions {
+		stored[r.Name] = r
+		highest = max(highest, r.Revision)
+	}
+	switch a.Type {
+	case model.ActionCreateRevision, model.ActionUpdateRevision:
+		if i != 0 {
+			fail("%s %s is action #%d, not the first", a.Type, a.Revision, i)
+		}
+		if a.Revision != res.UpdateRevision {
+			fail("%s %s is not the update revision %s", a.Type, a.Revision, res.UpdateRevision)
+		}
+		if a.RevisionNumber != highest+1 {
+			fail("%s %s with revision %d, want the newest stored + 1 = %d", a.Type, a.Revision, a.RevisionNumber, highest+1)
+		}
+		if (stored[a.Revision] != nil) != (a.Type == model.ActionUpdateRevision) {
+			fail("%s %s: stored %v", a.Type, a.Revision, stored[a.Revision] != nil)
+		}
+	case model.ActionDeleteRevision:
+		for _, b := range res.Actions[i+1:] {
+			if b.Type != model.ActionDeleteRevision {
+				fail("DeleteRevision %s is followed by %s", a.Revision, b.Type)
+			}
+		}
+		if stored[a.Revision] == nil {
+			fail("DeleteRevision %s, which is not stored", a.Revision)
+		}
+		if a.Revision == res.CurrentRevision || a.Revision == res.UpdateRevision {
+			fail("DeleteRevision %s, the current or update revision", a.Revision)
+		}
+		for _, p := range observedPods(s) {
+			if p.InRevision(a.Revision) {
+				fail("DeleteRevision %s, the revision of pod %s", a.Revision, p.Name)
+			}
+		}
 	}
 	return bad
 }

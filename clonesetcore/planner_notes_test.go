@@ -36,7 +36,7 @@ func TestRevisionNotes(t *testing.T) {
 	// Pods of a current revision without a template can only be recreated.
 	w.policy(model.PolicyInPlaceIfPossible)
 	res = w.plan(t)
-	wantActs(t, res, "RecreatePod a1 ->"+derived)
+	wantActs(t, res, "CreateRevision "+derived+" #1", "RecreatePod a1 ->"+derived)
 
 	// status.currentRevision names a revision that is not there.
 	w = newWorld(2, pod("b1", revB), pod("b2", revB)).atRest(revB)
@@ -53,7 +53,12 @@ func TestRevisionNotes(t *testing.T) {
 	clash.Name = derived
 	w.s.Revisions = []*model.Revision{clash}
 	res = w.plan(t)
-	wantNote(t, res, "update revision "+derived+" derived from spec.template collides with a ControllerRevision of the same name and a different template")
+	// Upstream's collision handling: the count grows and the name is hashed again.
+	rehashed := model.RevisionName("web", model.TemplateHash(podTemplate(revB).Raw, 1))
+	wantNote(t, res, "revision name "+derived+" derived from spec.template with collisionCount 0 is taken by a ControllerRevision with a different template: collisionCount becomes 1 and the name is hashed again")
+	if res.UpdateRevision != rehashed || res.Status.CollisionCount != 1 {
+		t.Errorf("update revision %s, collisionCount %d; want %s and 1", res.UpdateRevision, res.Status.CollisionCount, rehashed)
+	}
 }
 
 // A CloneSet being deleted neither scales nor updates; PVC clean-up and the

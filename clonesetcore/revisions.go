@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/clonecore/cloneset/model"
 )
@@ -16,14 +17,25 @@ type revisionSet struct {
 	update  *model.Revision
 	current *model.Revision
 	// derived is true when no ControllerRevision matched spec.template and the
-	// update revision was synthesized from the template.
+	// update revision was synthesized from the template: the round creates it
+	// (CreateRevision).
 	derived bool
+	// collisionCount is the collision count the round carries into the status:
+	// status.collisionCount, plus one for every stored revision whose name the
+	// derived update revision would have taken (LSV 2.3).
+	collisionCount int32
+	// bumpTo is the revision number a roll-back gives the update revision
+	// (UpdateRevision), 0 when the update revision keeps its number.
+	bumpTo int64
 }
 
 // resolveRevisions finds the update revision (the newest ControllerRevision
 // whose stored template equals spec.template semantically, else one derived from
 // a stable hash of the template) and the current revision (status.currentRevision
-// when such a revision exists, else the update revision).
+// when such a revision exists, else the update revision), and decides the
+// revision writes of LSV 2.3: a derived update revision is created (see
+// deriveRevision), an equal revision that is not the last in history order is
+// renumbered to the newest stored number + 1 (bumpTo).
 func resolveRevisions(cs *model.CloneSet, revs []*model.Revision, notes *notes) revisionSet {
 	rs := revisionSet{sorted: model.SortRevisions(revs), byName: make(map[string]*model.Revision, len(revs))}
 	for _, r := range rs.sorted {
@@ -37,28 +49,22 @@ func resolveRevisions(cs *model.CloneSet, revs []*model.Revision, notes *notes) 
 			break
 		}
 	}
-	if rs.update == nil {
-		var collisions int32
-		if cs.Status.CollisionCount != nil {
-			collisions = *cs.Status.CollisionCount
-		}
-		name := model.RevisionName(cs.Name, model.TemplateHash(cs.Spec.Template.Raw, collisions))
-		rs.update = &model.Revision{
-			Name:        name,
-			Template:    cs.Spec.Template,
-			HasTemplate: true,
-			Annotations: map[string]string{model.AnnotationVCTHash: VolumeClaimTemplatesHash(cs.Spec.VolumeClaimTemplates)},
-		}
-		if len(rs.sorted) > 0 {
-			rs.update.Revision = rs.sorted[len(rs.sorted)-1].Revision + 1
-		} else {
-			rs.update.Revision = 1
-		}
-		rs.derived = true
-		if old, ok := rs.byName[name]; ok && old != nil {
-			notes.add("update revision %s derived from spec.template collides with a ControllerRevision of the same name and a different template", name)
-		}
-		notes.add("no ControllerRevision matches spec.template: update revision %s is derived from the library's template hash", name)
+	if cs.Status.CollisionCount != nil {
+		rs.collisionCount = *cs.Status.CollisionCount
+	}
+	var next int64 = 1 // upstream's NextRevision: the newest stored revision's number + 1
+	if n := len(rs.sorted); n > 0 {
+		next = rs.sorted[n-1].Revision + 1
+	}
+	switch {
+	case rs.update == nil:
+		rs.update = deriveRevision(cs, &rs, next, notes)
+	case rs.update != rs.sorted[len(rs.sorted)-1]:
+		// A stored revision equals spec.template but is not the newest one: a
+		// roll-back, which makes it the newest (LSV 2.3).
+		rs.bumpTo = next
+		notes.add("roll-back: ControllerRevision %s equals spec.template but %s is newer: its revision %d becomes %d and it is the update revision again",
+			rs.update.Name, rs.sorted[len(rs.sorted)-1].Name, rs.update.Revision, next)
 	}
 	rs.current = rs.update
 	if cur := cs.Status.CurrentRevision; cur != "" {
@@ -76,6 +82,94 @@ func resolveRevisions(cs *model.CloneSet, revs []*model.Revision, notes *notes) 
 		}
 	}
 	return rs
+}
+
+// deriveRevision names the revision the round creates for spec.template when
+// no stored revision equals it (LSV 2.3): the library's template hash with the
+// collision count; while a stored revision already holds that name (its
+// template differs, or it would have been found equal), the collision count
+// grows by one and the name is hashed again, as upstream's revision creation
+// does on an AlreadyExists answer. Its number is next.
+func deriveRevision(cs *model.CloneSet, rs *revisionSet, next int64, notes *notes) *model.Revision {
+	name := model.RevisionName(cs.Name, model.TemplateHash(cs.Spec.Template.Raw, rs.collisionCount))
+	for rs.byName[name] != nil {
+		notes.add("revision name %s derived from spec.template with collisionCount %d is taken by a ControllerRevision with a different template: collisionCount becomes %d and the name is hashed again",
+			name, rs.collisionCount, rs.collisionCount+1)
+		rs.collisionCount++
+		name = model.RevisionName(cs.Name, model.TemplateHash(cs.Spec.Template.Raw, rs.collisionCount))
+	}
+	rs.derived = true
+	notes.add("no ControllerRevision matches spec.template: update revision %s is derived from the library's template hash", name)
+	notes.add("ControllerRevision %s is created with revision %d (the newest stored revision's number + 1)", name, next)
+	return &model.Revision{
+		Name:        name,
+		Revision:    next,
+		Template:    cs.Spec.Template,
+		HasTemplate: true,
+		Annotations: map[string]string{model.AnnotationVCTHash: VolumeClaimTemplatesHash(cs.Spec.VolumeClaimTemplates)},
+	}
+}
+
+// revisionActions are the revision writes of revision bookkeeping (LSV 2.3):
+// the CreateRevision of a derived update revision, or the UpdateRevision of a
+// roll-back. They open the plan: upstream resolves its revisions before the PVC
+// clean-up and the scale phase.
+func (r *round) revisionActions() {
+	switch {
+	case r.revs.derived:
+		r.emit(model.Action{Type: model.ActionCreateRevision, Revision: r.revs.update.Name, RevisionNumber: r.revs.update.Revision,
+			Reason: "no ControllerRevision equals spec.template: the update revision is created"})
+	case r.revs.bumpTo != 0:
+		r.emit(model.Action{Type: model.ActionUpdateRevision, Revision: r.revs.update.Name, RevisionNumber: r.revs.bumpTo,
+			Reason: sprintf("roll-back: the revision equal to spec.template becomes the newest (revision %d to %d)", r.revs.update.Revision, r.revs.bumpTo)})
+	}
+}
+
+// truncateHistory deletes the ControllerRevisions beyond revisionHistoryLimit
+// (LSV 2.7): the stored revisions that are neither the current nor the update
+// revision nor the revision of an observed pod (full name or short hash) are
+// unused; the oldest of them (model.SortRevisions order) are deleted until at
+// most revisionHistoryLimit (absent: 10) remain. The current revision is the
+// one the round started with, as upstream passes it. Upstream skips this when
+// the status write fails, which a plan cannot know: the actions come last,
+// after the status write in a controller's order.
+func (r *round) truncateHistory() {
+	limit := int(model.DefaultRevisionHistoryLimit)
+	if l := r.cs.Spec.RevisionHistoryLimit; l != nil {
+		limit = int(*l)
+		if limit < 0 {
+			r.notes.add("revisionHistoryLimit %d is negative: planned as 0 (upstream slices its history list past its end)", limit)
+			limit = 0
+		}
+	}
+	if len(r.revs.sorted) <= limit {
+		return // at most limit unused revisions, whatever the pods use
+	}
+	used := make(map[string]bool, 2)
+	for _, p := range r.observed {
+		if h := p.RevisionLabel(); h != "" {
+			used[model.ShortHash(h)] = true
+		}
+	}
+	var unused []*model.Revision
+	for _, rev := range r.revs.sorted {
+		if rev.Name == r.revs.current.Name || rev.Name == r.revs.update.Name || used[model.ShortHash(rev.Name)] {
+			continue
+		}
+		unused = append(unused, rev)
+	}
+	if len(unused) <= limit {
+		return
+	}
+	drop := unused[:len(unused)-limit]
+	names := make([]string, len(drop))
+	for i, rev := range drop {
+		names[i] = rev.Name
+		r.emit(model.Action{Type: model.ActionDeleteRevision, Revision: rev.Name,
+			Reason: sprintf("history beyond revisionHistoryLimit %d (after the status write; upstream skips it when that write fails)", limit)})
+	}
+	r.notes.add("revision history: %d unused ControllerRevisions (neither current, update, nor any pod's) exceed revisionHistoryLimit %d: the oldest are deleted: %s",
+		len(unused), limit, strings.Join(names, ", "))
 }
 
 // VolumeClaimTemplatesHash is the library's hash of spec.volumeClaimTemplates

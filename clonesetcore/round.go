@@ -81,6 +81,10 @@ var ErrNoCloneSet = errors.New("scenario has no CloneSet")
 //     pods of one batch (in parallel if you like), and stop creating once a batch
 //     had a failure, as the controller does. Any failed write ends the round: call
 //     Plan again on a fresh snapshot rather than continuing.
+//     A CreateRevision or UpdateRevision opens the list; the trailing
+//     UpdatePodsToDelete and DeleteRevision actions are upstream's steps after
+//     the status write (LSV 2.7): to follow upstream exactly, write the status
+//     (step 2) before them and drop them when that write fails.
 //  2. Write Status to the CloneSet's status subresource unless
 //     Status.WriteSkipped is set.
 //  3. If RequeueAfterSeconds > 0, call Plan again after that delay even when no
@@ -95,6 +99,7 @@ func Plan(s *model.Scenario) (*Result, error) {
 		return nil, ErrNoCloneSet
 	}
 	r := newRound(s)
+	r.revisionActions()
 	r.cleanupPVCs()
 	changed := false
 	if !r.cs.DeletionTimestamp.IsZero() {
@@ -110,6 +115,7 @@ func Plan(s *model.Scenario) (*Result, error) {
 	r.noteIgnoredNotReady()
 	status := r.status()
 	r.truncatePodsToDelete()
+	r.truncateHistory()
 	return r.finish(status), nil
 }
 

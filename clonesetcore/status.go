@@ -17,7 +17,8 @@ func (r *round) status() Status {
 	st.ObservedGeneration = cs.Generation
 	st.UpdateRevision = r.revs.update.Name
 	st.CurrentRevision = r.revs.current.Name
-	st.CollisionCount = cs.Status.CollisionCount
+	collisions := r.revs.collisionCount
+	st.CollisionCount = &collisions
 	st.LabelSelector = cs.Spec.Selector.String()
 	st.Conditions = append([]model.CloneSetCondition(nil), cs.Status.Conditions...)
 	for _, in := range r.info {
@@ -99,9 +100,7 @@ func (r *round) status() Status {
 		ObservedGeneration: st.ObservedGeneration, LabelSelector: st.LabelSelector,
 		Conditions: conditionsOut(st.Conditions),
 	}
-	if st.CollisionCount != nil {
-		out.CollisionCount = *st.CollisionCount
-	}
+	out.CollisionCount = *st.CollisionCount
 	out.WriteSkipped = !progress.WriteNeeded(cs.Status, st)
 	return out
 }

@@ -136,6 +136,12 @@ func describeAction(a model.Action) string {
 		s = "drop from podsToDelete: " + strings.Join(a.Remove, ", ")
 	case model.ActionPatchPod:
 		s = "patch pod " + a.Pod
+	case model.ActionCreateRevision:
+		s = fmt.Sprintf("create ControllerRevision %s with revision %d (spec.template)", a.Revision, a.RevisionNumber)
+	case model.ActionUpdateRevision:
+		s = fmt.Sprintf("set the revision of ControllerRevision %s to %d (it becomes the newest)", a.Revision, a.RevisionNumber)
+	case model.ActionDeleteRevision:
+		s = "delete ControllerRevision " + a.Revision
 	default:
 		s = string(a.Type)
 	}

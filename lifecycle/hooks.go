@@ -1,7 +1,6 @@
 package lifecycle
 
 import (
-	"encoding/json"
 	"slices"
 	"time"
 
@@ -108,24 +107,37 @@ func NotReadyEffect(p *model.Pod, target string, markPodNotReady bool) (effectiv
 // notReadyKeyListed reports whether the KruisePodReady condition message lists
 // (Lifecycle, key).
 func notReadyKeyListed(p *model.Pod, key string) bool {
-	c := p.Condition(model.ConditionKruisePodReady)
-	if c == nil || c.Message == "" {
-		return false
-	}
-	var entries []struct {
-		UserAgent string `json:"userAgent"`
-		Key       string `json:"key"`
-	}
-	if err := json.Unmarshal([]byte(c.Message), &entries); err != nil {
-		return false
-	}
-	for _, e := range entries {
+	for _, e := range notReadyEntries(p) {
 		if e.UserAgent == UserAgentLifecycle && e.Key == key {
 			return true
 		}
 	}
 	return false
 }
+
+// HookFlag is the markPodNotReady flag a lifecycle write from state from to
+// state to passes to the NotReady policy (lifecycle-status-validation 1.7):
+// the preDelete hook's for PreparingDelete, none for the cancel of
+// PreparingDelete back to PreparingNormal, the inPlaceUpdate hook's
+// otherwise.
+func HookFlag(cs *model.CloneSet, from, to string) bool {
+	l := cs.Spec.Lifecycle
+	if l == nil {
+		return false
+	}
+	switch {
+	case to == model.StatePreparingDelete:
+		return markPodNotReady(l.PreDelete)
+	case to == model.StatePreparingNormal && from == model.StatePreparingDelete:
+		return false
+	default:
+		return markPodNotReady(l.InPlaceUpdate)
+	}
+}
+
+// NotReadyKeyListed reports whether p's KruisePodReady condition lists the
+// lifecycle's not-ready key (KeyPreDeleteHook or KeyPreUpdateHook).
+func NotReadyKeyListed(p *model.Pod, key string) bool { return notReadyKeyListed(p, key) }
 
 // markPodNotReady returns h.MarkPodNotReady, false for an absent hook.
 func markPodNotReady(h *model.LifecycleHook) bool { return h != nil && h.MarkPodNotReady }

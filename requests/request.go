@@ -63,8 +63,11 @@ type Preconditions struct {
 	// object of the same name.
 	UID string `json:"uid,omitempty"`
 	// ResourceVersion is the metadata.resourceVersion the decision was made
-	// on, where upstream relies on optimistic concurrency (its writes that
-	// are updates of a whole object it has read).
+	// on, where upstream relies on optimistic concurrency: the CloneSet
+	// status write, which replaces the whole status computed from what the
+	// round read. (Upstream's other writes re-read the object before
+	// writing it, or are patches; the podsToDelete rewrite guards the list
+	// it replaces with a JSON patch test operation instead.)
 	ResourceVersion string `json:"resourceVersion,omitempty"`
 }
 

@@ -306,3 +306,9 @@ func TestPropertyProgressDeadline(t *testing.T) {
 	})
 	t.Logf("%d progress-deadline rollouts simulated (each twice, for determinism)", runs)
 }
+
+// parseTime reads an RFC 3339 plan time; the zero time when empty.
+func parseTime(s string) time.Time {
+	t, _ := time.Parse(time.RFC3339, s)
+	return t
+}

@@ -96,7 +96,9 @@ Commands:
 	fmt.Fprint(w, `
 Flags (all commands):
   -f FILE        scenario file; repeatable, the files form one stream; - reads standard input
-  -o FORMAT      output format: json, yaml or text (default text)
+  -o FORMAT      output format: json, yaml or text (default text); plan also
+                 prints the API requests that carry the plan out: requests (a
+                 RequestList document) or kubectl (the same as kubectl commands)
   --skip-budget-rule
                  accept a CloneSet whose maxUnavailable and maxSurge are both below 1
                  (an object that bypassed admission); rejected by default
@@ -208,7 +210,14 @@ func parseFlags(name string, args []string, stdout, stderr io.Writer) (opts opti
 	}
 	switch opts.output {
 	case "json", "yaml", "text":
+	case "requests", "kubectl":
+		if name != "plan" {
+			return bad("-o %q: only plan prints requests (want json, yaml or text)", opts.output)
+		}
 	default:
+		if name == "plan" {
+			return bad("-o %q: want json, yaml, text, requests or kubectl", opts.output)
+		}
 		return bad("-o %q: want json, yaml or text", opts.output)
 	}
 	switch name {

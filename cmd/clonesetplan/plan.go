@@ -7,6 +7,7 @@ import (
 	"github.com/clonecore/cloneset/clonesetcore"
 	"github.com/clonecore/cloneset/manifest"
 	"github.com/clonecore/cloneset/model"
+	"github.com/clonecore/cloneset/requests"
 )
 
 // runPlan prints the plan of one reconcile (docs/spec/scenario-format.md section 2) in
@@ -18,6 +19,26 @@ func runPlan(scn *model.Scenario, opts options, stdout, stderr io.Writer) int {
 		return exitInput
 	}
 	switch opts.output {
+	case "requests", "kubectl":
+		reqs, err := requests.Build(scn, plan)
+		if err != nil {
+			fmt.Fprintf(stderr, "clonesetplan plan: %v\n", err)
+			return exitInput
+		}
+		var b []byte
+		if opts.output == "kubectl" {
+			b, err = requests.Kubectl(reqs, plan)
+		} else {
+			b, err = requests.NewList(reqs).JSON()
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "clonesetplan plan: %v\n", err)
+			return exitInput
+		}
+		if _, err := stdout.Write(b); err != nil {
+			return exitInput
+		}
+		return exitOK
 	case "text":
 		if err := plan.WriteText(stdout, scn); err != nil {
 			fmt.Fprintf(stderr, "clonesetplan plan: %v\n", err)

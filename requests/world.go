@@ -1,0 +1,905 @@
+package requests
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/clonecore/cloneset/manifest"
+	"github.com/clonecore/cloneset/model"
+)
+
+// Reason classifies a failed request the way the API server's status reasons
+// do.
+type Reason string
+
+// The reasons a request fails for.
+const (
+	ReasonNotFound      Reason = "NotFound"
+	ReasonAlreadyExists Reason = "AlreadyExists"
+	ReasonConflict      Reason = "Conflict"
+	ReasonInvalid       Reason = "Invalid"
+)
+
+// Error is a request the world refused.
+type Error struct {
+	Reason  Reason
+	Request string // "patch pods/status web-a"
+	Message string
+}
+
+// Error implements error.
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s: %s: %s", e.Request, e.Reason, e.Message)
+}
+
+// ReasonOf returns the Reason of a world error, "" for any other error.
+func ReasonOf(err error) Reason {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Reason
+	}
+	return ""
+}
+
+// World is an in-memory API server for the objects of one CloneSet: it
+// applies requests to model objects as the API server applies them to the
+// real ones, for the writes Build produces (creates, deletes, merge and
+// strategic merge patches of the fields the controller writes, JSON patches
+// of owner references, the status subresource). A patch touching a field the
+// model does not hold is refused (ReasonInvalid), so a request that would be
+// lost in memory never passes silently.
+//
+// Its maps and lists may be shared with the caller (the simulator keeps its
+// own objects in them); World changes them in place. Every successful write
+// gives its object a new resourceVersion.
+type World struct {
+	CloneSet  *model.CloneSet
+	Pods      map[string]*model.Pod
+	PVCs      map[string]*model.PVC
+	Revisions []*model.Revision
+	// Now is the time deletions and creations are stamped with.
+	Now time.Time
+	// AdmitPod, when set, is called with every pod about to be created (an
+	// admission webhook: the simulator injects a readiness gate and assigns
+	// the uid); an error refuses the create.
+	AdmitPod func(*model.Pod) error
+	// GracefulPodDeletion keeps a deleted pod, marked with a
+	// deletionTimestamp, until someone removes it (the kubelet); otherwise
+	// a pod without finalizers disappears at once.
+	GracefulPodDeletion bool
+
+	version int64
+}
+
+// NewWorld returns a world holding deep copies of the scenario's objects.
+func NewWorld(s *model.Scenario) *World {
+	w := &World{Pods: map[string]*model.Pod{}, PVCs: map[string]*model.PVC{}, Now: s.Now}
+	if s.CloneSet != nil {
+		w.CloneSet = s.CloneSet.DeepCopy()
+	}
+	for _, p := range s.Pods {
+		if p != nil {
+			w.Pods[p.Name] = p.DeepCopy()
+		}
+	}
+	for _, v := range s.PVCs {
+		if v != nil {
+			w.PVCs[v.Name] = v.DeepCopy()
+		}
+	}
+	for _, r := range s.Revisions {
+		if r != nil {
+			w.Revisions = append(w.Revisions, r.DeepCopy())
+		}
+	}
+	return w
+}
+
+// Scenario returns the world's objects as a scenario at now (shared, not
+// copied), sorted as the loader sorts them.
+func (w *World) Scenario(base *model.Scenario) *model.Scenario {
+	s := &model.Scenario{CloneSet: w.CloneSet, Now: w.Now}
+	if base != nil {
+		s.Description, s.Gates, s.Controller, s.Nodes = base.Description, base.Gates, base.Controller, base.Nodes
+	}
+	for _, name := range model.SortedKeys(w.Pods) {
+		s.Pods = append(s.Pods, w.Pods[name])
+	}
+	for _, name := range model.SortedKeys(w.PVCs) {
+		s.PVCs = append(s.PVCs, w.PVCs[name])
+	}
+	s.Revisions = model.SortRevisions(w.Revisions)
+	return s
+}
+
+// ApplyAll applies requests in order, as a controller sends them: the
+// creates of one batch are all attempted, no later batch starts after a
+// batch with a failure, and any other failure ends the round. It returns the
+// errors by request index (nil entries for requests that succeeded) and
+// whether the round ran to its end.
+func (w *World) ApplyAll(reqs []Request) (errs []error, complete bool) {
+	errs = make([]error, len(reqs))
+	failedBatch := -1
+	complete = true
+	for i, r := range reqs {
+		if !complete || (r.Batch >= 0 && failedBatch >= 0 && r.Batch > failedBatch) {
+			errs[i] = &Error{Reason: ReasonConflict, Request: r.describe(), Message: "not sent: an earlier request of the round failed"}
+			continue
+		}
+		if err := w.Apply(r); err != nil {
+			errs[i] = err
+			if r.Batch >= 0 {
+				if failedBatch < 0 {
+					failedBatch = r.Batch
+				}
+			} else {
+				complete = false
+			}
+		}
+	}
+	return errs, complete && failedBatch < 0
+}
+
+func (r *Request) describe() string {
+	res := string(r.Resource)
+	if r.Subresource != "" {
+		res += "/" + r.Subresource
+	}
+	return fmt.Sprintf("%s %s %s", r.Verb, res, r.Name)
+}
+
+// Apply carries out one request.
+func (w *World) Apply(r Request) error {
+	fail := func(reason Reason, format string, args ...any) error {
+		return &Error{Reason: reason, Request: r.describe(), Message: fmt.Sprintf(format, args...)}
+	}
+	if w.CloneSet != nil && r.Namespace != "" && r.Namespace != w.CloneSet.Namespace {
+		return fail(ReasonNotFound, "namespace %s is not the CloneSet's", r.Namespace)
+	}
+	switch r.Verb {
+	case VerbCreate:
+		return w.create(r, fail)
+	case VerbDelete:
+		return w.delete(r, fail)
+	case VerbPatch:
+		return w.patch(r, fail)
+	}
+	return fail(ReasonInvalid, "unknown verb %q", r.Verb)
+}
+
+type failFunc func(Reason, string, ...any) error
+
+func (w *World) nextVersion() string {
+	w.version++
+	return strconv.FormatInt(w.version, 10)
+}
+
+func (w *World) create(r Request, fail failFunc) error {
+	o, err := manifest.DecodeObject(r.Object, r.describe())
+	if err != nil {
+		return fail(ReasonInvalid, "%v", err)
+	}
+	switch x := o.(type) {
+	case *model.Pod:
+		if r.Resource != ResourcePods || x.Name != r.Name {
+			return fail(ReasonInvalid, "the object is pod %s", x.Name)
+		}
+		if _, taken := w.Pods[x.Name]; taken {
+			return fail(ReasonAlreadyExists, "pod %s already exists", x.Name)
+		}
+		if x.CreationTimestamp.IsZero() {
+			x.CreationTimestamp = w.Now
+		}
+		if x.Status.Phase == "" {
+			x.Status.Phase = model.PodPending
+		}
+		if w.AdmitPod != nil {
+			if err := w.AdmitPod(x); err != nil {
+				return fail(ReasonInvalid, "admission: %v", err)
+			}
+		}
+		if x.UID == "" {
+			x.UID = "uid-" + x.Name + "-" + strconv.FormatInt(w.version+1, 10)
+		}
+		x.ResourceVersion = w.nextVersion()
+		w.Pods[x.Name] = x
+	case *model.PVC:
+		if r.Resource != ResourcePersistentVolumeClaims || x.Name != r.Name {
+			return fail(ReasonInvalid, "the object is PVC %s", x.Name)
+		}
+		if _, taken := w.PVCs[x.Name]; taken {
+			return fail(ReasonAlreadyExists, "PVC %s already exists", x.Name)
+		}
+		if x.UID == "" {
+			x.UID = "uid-" + x.Name + "-" + strconv.FormatInt(w.version+1, 10)
+		}
+		x.ResourceVersion = w.nextVersion()
+		w.PVCs[x.Name] = x
+	case *model.Revision:
+		if r.Resource != ResourceControllerRevisions || x.Name != r.Name {
+			return fail(ReasonInvalid, "the object is ControllerRevision %s", x.Name)
+		}
+		if w.revision(x.Name) != nil {
+			return fail(ReasonAlreadyExists, "ControllerRevision %s already exists", x.Name)
+		}
+		if x.CreationTimestamp.IsZero() {
+			x.CreationTimestamp = w.Now
+		}
+		if x.UID == "" {
+			x.UID = "uid-" + x.Name + "-" + strconv.FormatInt(w.version+1, 10)
+		}
+		x.ResourceVersion = w.nextVersion()
+		w.Revisions = append(w.Revisions, x)
+	default:
+		return fail(ReasonInvalid, "cannot create a %T", o)
+	}
+	return nil
+}
+
+func (w *World) revision(name string) *model.Revision {
+	for _, x := range w.Revisions {
+		if x.Name == name {
+			return x
+		}
+	}
+	return nil
+}
+
+// check tests the request's preconditions against an object's uid and
+// resourceVersion.
+func check(r Request, uid, rv string, fail failFunc) error {
+	if p := r.Preconditions; p != nil {
+		if p.UID != "" && p.UID != uid {
+			return fail(ReasonConflict, "precondition uid %s, the object has uid %s", p.UID, uid)
+		}
+		if p.ResourceVersion != "" && p.ResourceVersion != rv {
+			return fail(ReasonConflict, "precondition resourceVersion %s, the object has %s", p.ResourceVersion, rv)
+		}
+	}
+	return nil
+}
+
+func (w *World) delete(r Request, fail failFunc) error {
+	switch r.Resource {
+	case ResourcePods:
+		p := w.Pods[r.Name]
+		if p == nil {
+			return fail(ReasonNotFound, "no pod %s", r.Name)
+		}
+		if err := check(r, p.UID, p.ResourceVersion, fail); err != nil {
+			return err
+		}
+		if !p.DeletionTimestamp.IsZero() {
+			return nil
+		}
+		if len(p.Finalizers) > 0 || w.GracefulPodDeletion {
+			p.DeletionTimestamp = w.Now
+			p.ResourceVersion = w.nextVersion()
+			return nil
+		}
+		delete(w.Pods, r.Name)
+	case ResourcePersistentVolumeClaims:
+		v := w.PVCs[r.Name]
+		if v == nil {
+			return fail(ReasonNotFound, "no PVC %s", r.Name)
+		}
+		if err := check(r, v.UID, v.ResourceVersion, fail); err != nil {
+			return err
+		}
+		delete(w.PVCs, r.Name)
+	case ResourceControllerRevisions:
+		for i, x := range w.Revisions {
+			if x.Name == r.Name {
+				if err := check(r, x.UID, x.ResourceVersion, fail); err != nil {
+					return err
+				}
+				w.Revisions = append(w.Revisions[:i:i], w.Revisions[i+1:]...)
+				return nil
+			}
+		}
+		return fail(ReasonNotFound, "no ControllerRevision %s", r.Name)
+	default:
+		return fail(ReasonInvalid, "cannot delete %s", r.Resource)
+	}
+	return nil
+}
+
+func (w *World) patch(r Request, fail failFunc) error {
+	var body any
+	if err := json.Unmarshal(r.Patch, &body); err != nil {
+		return fail(ReasonInvalid, "the patch is not JSON: %v", err)
+	}
+	switch r.Resource {
+	case ResourcePods:
+		p := w.Pods[r.Name]
+		if p == nil {
+			return fail(ReasonNotFound, "no pod %s", r.Name)
+		}
+		if err := check(r, p.UID, p.ResourceVersion, fail); err != nil {
+			return err
+		}
+		if r.PatchType != PatchMerge && r.PatchType != PatchStrategicMerge {
+			return fail(ReasonInvalid, "patch type %s of a pod", r.PatchType)
+		}
+		q := p.DeepCopy()
+		var err error
+		if r.Subresource == SubresourceStatus {
+			err = patchPodStatus(q, body, r.PatchType)
+		} else {
+			err = patchPod(q, body, r.PatchType)
+		}
+		if err != nil {
+			return fail(ReasonInvalid, "%v", err)
+		}
+		q.ResourceVersion = w.nextVersion()
+		*p = *q
+	case ResourcePersistentVolumeClaims:
+		v := w.PVCs[r.Name]
+		if v == nil {
+			return fail(ReasonNotFound, "no PVC %s", r.Name)
+		}
+		if err := check(r, v.UID, v.ResourceVersion, fail); err != nil {
+			return err
+		}
+		if r.PatchType != PatchJSON {
+			return fail(ReasonInvalid, "patch type %s of a PVC", r.PatchType)
+		}
+		refs, err := patchOwnerRefs(v.OwnerReferences, body)
+		if err != nil {
+			return fail(ReasonInvalid, "%v", err)
+		}
+		v.OwnerReferences = refs
+		v.ResourceVersion = w.nextVersion()
+	case ResourceControllerRevisions:
+		x := w.revision(r.Name)
+		if x == nil {
+			return fail(ReasonNotFound, "no ControllerRevision %s", r.Name)
+		}
+		if err := check(r, x.UID, x.ResourceVersion, fail); err != nil {
+			return err
+		}
+		m, ok := body.(map[string]any)
+		n, isNum := m["revision"].(float64)
+		if !ok || len(m) != 1 || !isNum {
+			return fail(ReasonInvalid, "only the revision number of a ControllerRevision can be patched")
+		}
+		x.Revision = int64(n)
+		x.ResourceVersion = w.nextVersion()
+	case ResourceCloneSets:
+		cs := w.CloneSet
+		if cs == nil || cs.Name != r.Name {
+			return fail(ReasonNotFound, "no CloneSet %s", r.Name)
+		}
+		if err := check(r, cs.UID, cs.ResourceVersion, fail); err != nil {
+			return err
+		}
+		var err error
+		switch {
+		case r.PatchType == PatchStrategicMerge:
+			return fail(ReasonInvalid, "a custom resource takes no strategic merge patch")
+		case r.Subresource == SubresourceStatus && r.PatchType == PatchMerge:
+			err = patchCloneSetStatus(cs, body)
+		case r.Subresource == "" && r.PatchType == PatchJSON:
+			err = patchPodsToDelete(cs, body)
+		default:
+			return fail(ReasonInvalid, "patch type %s of the CloneSet's %s is not supported by the in-memory world", r.PatchType, orMain(r.Subresource))
+		}
+		if err != nil {
+			return fail(ReasonInvalid, "%v", err)
+		}
+		cs.ResourceVersion = w.nextVersion()
+	default:
+		return fail(ReasonInvalid, "cannot patch %s", r.Resource)
+	}
+	return nil
+}
+
+// members returns v as a JSON object, naming path in the error.
+func members(v any, path string) (map[string]any, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s: want an object", path)
+	}
+	return m, nil
+}
+
+// only fails when m has a member not in allowed.
+func only(m map[string]any, path string, allowed ...string) error {
+	for k := range m {
+		ok := false
+		for _, a := range allowed {
+			ok = ok || k == a
+		}
+		if !ok {
+			return fmt.Errorf("%s.%s: not a field the in-memory world holds", path, k)
+		}
+	}
+	return nil
+}
+
+// mergeStrings merges a JSON object of strings (null removes) into *dst.
+func mergeStrings(dst *map[string]string, v any, path string) error {
+	m, err := members(v, path)
+	if err != nil {
+		return err
+	}
+	for k, x := range m {
+		switch s := x.(type) {
+		case nil:
+			delete(*dst, k)
+		case string:
+			if *dst == nil {
+				*dst = map[string]string{}
+			}
+			(*dst)[k] = s
+		default:
+			return fmt.Errorf("%s.%s: want a string or null", path, k)
+		}
+	}
+	return nil
+}
+
+func patchPod(p *model.Pod, body any, pt PatchType) error {
+	top, err := members(body, "patch")
+	if err != nil {
+		return err
+	}
+	if err := only(top, "patch", "metadata", "spec"); err != nil {
+		return err
+	}
+	if v, ok := top["metadata"]; ok {
+		meta, err := members(v, "metadata")
+		if err != nil {
+			return err
+		}
+		if err := only(meta, "metadata", "labels", "annotations", "finalizers"); err != nil {
+			return err
+		}
+		if err := mergeStrings(&p.Labels, orEmpty(meta["labels"]), "metadata.labels"); err != nil {
+			return err
+		}
+		if err := mergeStrings(&p.Annotations, orEmpty(meta["annotations"]), "metadata.annotations"); err != nil {
+			return err
+		}
+		if f, ok := meta["finalizers"]; ok {
+			list, ok := f.([]any)
+			if !ok {
+				return fmt.Errorf("metadata.finalizers: want a list")
+			}
+			var names []string
+			for _, x := range list {
+				s, ok := x.(string)
+				if !ok {
+					return fmt.Errorf("metadata.finalizers: want strings")
+				}
+				names = append(names, s)
+			}
+			if pt == PatchStrategicMerge { // a set union, keeping the pod's own
+				for _, n := range names {
+					if !contains(p.Finalizers, n) {
+						p.Finalizers = append(p.Finalizers, n)
+					}
+				}
+			} else {
+				p.Finalizers = names
+			}
+		}
+	}
+	if v, ok := top["spec"]; ok {
+		if pt != PatchStrategicMerge {
+			return fmt.Errorf("spec: containers are patched with a strategic merge patch")
+		}
+		spec, err := members(v, "spec")
+		if err != nil {
+			return err
+		}
+		if err := only(spec, "spec", "containers"); err != nil {
+			return err
+		}
+		list, ok := spec["containers"].([]any)
+		if !ok {
+			return fmt.Errorf("spec.containers: want a list")
+		}
+		for i, x := range list {
+			c, err := members(x, fmt.Sprintf("spec.containers[%d]", i))
+			if err != nil {
+				return err
+			}
+			if err := patchContainer(p, c, i); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func orEmpty(v any) any {
+	if v == nil {
+		return map[string]any{}
+	}
+	return v
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func patchContainer(p *model.Pod, c map[string]any, i int) error {
+	path := fmt.Sprintf("spec.containers[%d]", i)
+	if err := only(c, path, "name", "image", "resources"); err != nil {
+		return err
+	}
+	name, _ := c["name"].(string)
+	var ctr *model.Container
+	for j := range p.Spec.Containers {
+		if p.Spec.Containers[j].Name == name {
+			ctr = &p.Spec.Containers[j]
+		}
+	}
+	if ctr == nil {
+		return fmt.Errorf("%s: the pod has no container %q", path, name)
+	}
+	if v, ok := c["image"]; ok {
+		img, ok := v.(string)
+		if !ok {
+			return fmt.Errorf("%s.image: want a string", path)
+		}
+		ctr.Image = img
+	}
+	if v, ok := c["resources"]; ok {
+		res, err := members(v, path+".resources")
+		if err != nil {
+			return err
+		}
+		if err := only(res, path+".resources", "limits", "requests"); err != nil {
+			return err
+		}
+		for _, kind := range []string{"limits", "requests"} {
+			vals, ok := res[kind]
+			if !ok {
+				continue
+			}
+			m, err := members(vals, path+".resources."+kind)
+			if err != nil {
+				return err
+			}
+			dst := &ctr.Resources.Limits
+			if kind == "requests" {
+				dst = &ctr.Resources.Requests
+			}
+			for k, x := range m {
+				if x == nil {
+					delete(*dst, k)
+					continue
+				}
+				s, ok := x.(string)
+				if !ok {
+					return fmt.Errorf("%s.resources.%s.%s: want a quantity string", path, kind, k)
+				}
+				q, err := model.ParseQuantity(s)
+				if err != nil {
+					return fmt.Errorf("%s.resources.%s.%s: %v", path, kind, k, err)
+				}
+				if *dst == nil {
+					*dst = map[string]model.Quantity{}
+				}
+				(*dst)[k] = q
+			}
+		}
+	}
+	return nil
+}
+
+// patchPodStatus merges pod conditions keyed by type (strategic merge patch
+// of the status subresource).
+func patchPodStatus(p *model.Pod, body any, pt PatchType) error {
+	top, err := members(body, "patch")
+	if err != nil {
+		return err
+	}
+	if err := only(top, "patch", "status"); err != nil {
+		return err
+	}
+	st, err := members(top["status"], "status")
+	if err != nil {
+		return err
+	}
+	if err := only(st, "status", "conditions"); err != nil {
+		return err
+	}
+	if pt != PatchStrategicMerge {
+		return fmt.Errorf("status.conditions: merged by type with a strategic merge patch")
+	}
+	list, ok := st["conditions"].([]any)
+	if !ok {
+		return fmt.Errorf("status.conditions: want a list")
+	}
+	for i, x := range list {
+		path := fmt.Sprintf("status.conditions[%d]", i)
+		c, err := members(x, path)
+		if err != nil {
+			return err
+		}
+		if err := only(c, path, "type", "status", "reason", "message", "lastTransitionTime"); err != nil {
+			return err
+		}
+		typ, _ := c["type"].(string)
+		if typ == "" {
+			return fmt.Errorf("%s.type: required", path)
+		}
+		cond := p.Condition(typ)
+		if cond == nil {
+			p.Status.Conditions = append(p.Status.Conditions, model.PodCondition{Type: typ})
+			cond = &p.Status.Conditions[len(p.Status.Conditions)-1]
+		}
+		for _, f := range []struct {
+			key string
+			dst *string
+		}{{"status", &cond.Status}, {"reason", &cond.Reason}, {"message", &cond.Message}} {
+			v, ok := c[f.key]
+			if !ok {
+				continue
+			}
+			switch s := v.(type) {
+			case nil:
+				*f.dst = ""
+			case string:
+				*f.dst = s
+			default:
+				return fmt.Errorf("%s.%s: want a string or null", path, f.key)
+			}
+		}
+		if v, ok := c["lastTransitionTime"]; ok {
+			t, err := parseTime(v)
+			if err != nil {
+				return fmt.Errorf("%s.lastTransitionTime: %v", path, err)
+			}
+			cond.LastTransitionTime = t
+		}
+	}
+	return nil
+}
+
+func parseTime(v any) (time.Time, error) {
+	if v == nil {
+		return time.Time{}, nil
+	}
+	s, ok := v.(string)
+	if !ok {
+		return time.Time{}, fmt.Errorf("want an RFC 3339 time")
+	}
+	return time.Parse(time.RFC3339, s)
+}
+
+// patchOwnerRefs applies a JSON patch (RFC 6902) whose operations touch only
+// /metadata/ownerReferences.
+func patchOwnerRefs(refs []model.OwnerReference, body any) ([]model.OwnerReference, error) {
+	ops, ok := body.([]any)
+	if !ok {
+		return nil, fmt.Errorf("a JSON patch is a list of operations")
+	}
+	out := append([]model.OwnerReference(nil), refs...)
+	const base = "/metadata/ownerReferences"
+	for i, x := range ops {
+		op, err := members(x, fmt.Sprintf("operation %d", i))
+		if err != nil {
+			return nil, err
+		}
+		kind, _ := op["op"].(string)
+		path, _ := op["path"].(string)
+		if path != base && !strings.HasPrefix(path, base+"/") {
+			return nil, fmt.Errorf("operation %d: path %q is not a field the in-memory world patches", i, path)
+		}
+		rest := strings.TrimPrefix(strings.TrimPrefix(path, base), "/")
+		switch {
+		case kind == "add" && rest == "":
+			list, err := refList(op["value"])
+			if err != nil {
+				return nil, fmt.Errorf("operation %d: %v", i, err)
+			}
+			out = list
+		case kind == "add" && rest == "-":
+			list, err := refList([]any{op["value"]})
+			if err != nil {
+				return nil, fmt.Errorf("operation %d: %v", i, err)
+			}
+			out = append(out, list...)
+		case kind == "remove" || kind == "test":
+			idx, field, _ := strings.Cut(rest, "/")
+			n, err := strconv.Atoi(idx)
+			if err != nil || n < 0 || n >= len(out) {
+				return nil, fmt.Errorf("operation %d: no owner reference at %q", i, path)
+			}
+			if kind == "remove" {
+				if field != "" {
+					return nil, fmt.Errorf("operation %d: removes part of an owner reference", i)
+				}
+				out = append(out[:n:n], out[n+1:]...)
+				continue
+			}
+			if field != "uid" || op["value"] != out[n].UID {
+				return nil, fmt.Errorf("operation %d: test of %s failed", i, path)
+			}
+		default:
+			return nil, fmt.Errorf("operation %d: %s %s is not supported by the in-memory world", i, kind, path)
+		}
+	}
+	return out, nil
+}
+
+func refList(v any) ([]model.OwnerReference, error) {
+	list, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("want a list of owner references")
+	}
+	var out []model.OwnerReference
+	for _, x := range list {
+		m, ok := x.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("want an owner reference object")
+		}
+		r := model.OwnerReference{}
+		r.APIVersion, _ = m["apiVersion"].(string)
+		r.Kind, _ = m["kind"].(string)
+		r.Name, _ = m["name"].(string)
+		r.UID, _ = m["uid"].(string)
+		r.Controller, _ = m["controller"].(bool)
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func orMain(sub string) string {
+	if sub == "" {
+		return "spec"
+	}
+	return sub
+}
+
+// patchPodsToDelete applies a JSON patch of spec.scaleStrategy.podsToDelete:
+// test and replace (or add) operations on that path.
+func patchPodsToDelete(cs *model.CloneSet, body any) error {
+	ops, ok := body.([]any)
+	if !ok {
+		return fmt.Errorf("a JSON patch is a list of operations")
+	}
+	const path = "/spec/scaleStrategy/podsToDelete"
+	names := cs.Spec.ScaleStrategy.PodsToDelete
+	for i, x := range ops {
+		op, err := members(x, fmt.Sprintf("operation %d", i))
+		if err != nil {
+			return err
+		}
+		if op["path"] != path {
+			return fmt.Errorf("operation %d: path %v is not a field the in-memory world patches", i, op["path"])
+		}
+		list, ok := op["value"].([]any)
+		if !ok {
+			return fmt.Errorf("operation %d: want a list of names", i)
+		}
+		var value []string
+		for _, n := range list {
+			s, ok := n.(string)
+			if !ok {
+				return fmt.Errorf("operation %d: want a list of names", i)
+			}
+			value = append(value, s)
+		}
+		switch op["op"] {
+		case "test":
+			if !slices.Equal(value, names) {
+				return fmt.Errorf("operation %d: test of %s failed", i, path)
+			}
+		case "replace", "add":
+			names = value
+		default:
+			return fmt.Errorf("operation %d: %v is not supported by the in-memory world", i, op["op"])
+		}
+	}
+	cs.Spec.ScaleStrategy.PodsToDelete = names
+	cs.Generation++ // a spec change
+	return nil
+}
+
+// patchCloneSetStatus applies the merge patch of the whole status Build
+// writes.
+func patchCloneSetStatus(cs *model.CloneSet, body any) error {
+	top, err := members(body, "patch")
+	if err != nil {
+		return err
+	}
+	if err := only(top, "patch", "status"); err != nil {
+		return err
+	}
+	raw, err := json.Marshal(top["status"])
+	if err != nil {
+		return err
+	}
+	var st struct {
+		ObservedGeneration       *int64  `json:"observedGeneration"`
+		Replicas                 *int32  `json:"replicas"`
+		ReadyReplicas            *int32  `json:"readyReplicas"`
+		AvailableReplicas        *int32  `json:"availableReplicas"`
+		UpdatedReplicas          *int32  `json:"updatedReplicas"`
+		UpdatedReadyReplicas     *int32  `json:"updatedReadyReplicas"`
+		UpdatedAvailableReplicas *int32  `json:"updatedAvailableReplicas"`
+		ExpectedUpdatedReplicas  *int32  `json:"expectedUpdatedReplicas"`
+		CurrentRevision          *string `json:"currentRevision"`
+		UpdateRevision           *string `json:"updateRevision"`
+		CollisionCount           *int32  `json:"collisionCount"`
+		LabelSelector            *string `json:"labelSelector"`
+		Conditions               *[]struct {
+			Type, Status, Reason, Message      string
+			LastUpdateTime, LastTransitionTime string
+		} `json:"conditions"`
+	}
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&st); err != nil {
+		return fmt.Errorf("status: %v", err)
+	}
+	s := &cs.Status
+	setI64(&s.ObservedGeneration, st.ObservedGeneration)
+	for _, f := range []struct {
+		dst *int32
+		v   *int32
+	}{{&s.Replicas, st.Replicas}, {&s.ReadyReplicas, st.ReadyReplicas}, {&s.AvailableReplicas, st.AvailableReplicas},
+		{&s.UpdatedReplicas, st.UpdatedReplicas}, {&s.UpdatedReadyReplicas, st.UpdatedReadyReplicas},
+		{&s.UpdatedAvailableReplicas, st.UpdatedAvailableReplicas}, {&s.ExpectedUpdatedReplicas, st.ExpectedUpdatedReplicas}} {
+		if f.v != nil {
+			*f.dst = *f.v
+		}
+	}
+	if st.CurrentRevision != nil {
+		s.CurrentRevision = *st.CurrentRevision
+	}
+	if st.UpdateRevision != nil {
+		s.UpdateRevision = *st.UpdateRevision
+	}
+	if st.LabelSelector != nil {
+		s.LabelSelector = *st.LabelSelector
+	}
+	if st.CollisionCount != nil {
+		c := *st.CollisionCount
+		s.CollisionCount = &c
+	}
+	if st.Conditions != nil {
+		s.Conditions = nil
+		for _, c := range *st.Conditions {
+			u, err := parseTime(nonEmpty(c.LastUpdateTime))
+			if err != nil {
+				return fmt.Errorf("status.conditions: %v", err)
+			}
+			t, err := parseTime(nonEmpty(c.LastTransitionTime))
+			if err != nil {
+				return fmt.Errorf("status.conditions: %v", err)
+			}
+			s.Conditions = append(s.Conditions, model.CloneSetCondition{Type: c.Type, Status: c.Status, Reason: c.Reason,
+				Message: c.Message, LastUpdateTime: u, LastTransitionTime: t})
+		}
+	}
+	return nil
+}
+
+func nonEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func setI64(dst *int64, v *int64) {
+	if v != nil {
+		*dst = *v
+	}
+}
