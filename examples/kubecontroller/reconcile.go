@@ -144,7 +144,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, err
 	}
 	r.Last.Plan = plan
-	reqs, err := buildRequests(scn, plan)
+	reqs, err := requests.Build(scn, plan)
 	if err != nil {
 		return reconcile.Result{}, fmt.Errorf("%s: requests of the plan: %w", owner, err)
 	}
@@ -229,9 +229,6 @@ func lookup(objs Objects) expectations.Lookup {
 }
 
 var _ reconcile.Reconciler = (*Reconciler)(nil)
-
-// buildRequestsFunc is the signature of requests.Build.
-type buildRequestsFunc func(*model.Scenario, *clonesetcore.Result) ([]requests.Request, error)
 
 func controllerOf(refs []metav1.OwnerReference) *metav1.OwnerReference {
 	for i := range refs {

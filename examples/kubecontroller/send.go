@@ -75,51 +75,37 @@ type Sender struct {
 	Now time.Time
 }
 
-// Send sends reqs in order and reports what happened to each.
-//
-// The creates of one slow-start batch (Request.Batch) are sent one after the
-// other, all of them even when one fails; after a batch with a failure no
-// later batch starts. Any other failed request ends the round: nothing after
-// it is sent. In both cases the status write (the request with Action -1 on
-// the status subresource) is still sent, as upstream always writes the
-// status it computed, whatever its sync did. A delete that finds the object
-// gone counts as done. The error joins the failures (nil when none).
+// Send sends reqs in order and reports what happened to each, with the two
+// rules of package requests: the creates of one slow-start batch
+// (Request.Batch) are all attempted, even when one fails, and after a batch
+// with a failure no later batch starts; any other failed request ends the
+// round (nothing after it is sent: the next reconcile plans again from what
+// the server then holds). The creates of a batch are sent one after the
+// other, which keeps the order of the writes, and the resourceVersions the
+// server hands out, deterministic; a controller may send them concurrently.
+// A delete that finds the object gone counts as done. The error joins the
+// failures (nil when none).
 func (s *Sender) Send(ctx context.Context, reqs []requests.Request) ([]Outcome, error) {
 	out := make([]Outcome, len(reqs))
 	var errs []error
-	stopped := false  // a failure ended the round
-	batchFailed := -1 // the batch with a failure, once there is one
-	for i := 0; i < len(reqs); i++ {
-		r := reqs[i]
+	ended := false    // a request outside the batches failed
+	batchFailed := -1 // the first batch with a failure
+	for i, r := range reqs {
 		out[i].Request = r
-		isStatus := r.Subresource == requests.SubresourceStatus && r.Action == -1
-		if stopped && !isStatus {
-			continue
-		}
-		if r.Batch >= 0 {
-			if batchFailed >= 0 && r.Batch > batchFailed {
-				continue
-			}
-			out[i].Sent = true
-			if err := s.sendOne(ctx, r); err != nil {
-				out[i].Err = err
-				errs = append(errs, err)
-				if batchFailed < 0 {
-					batchFailed = r.Batch
-				}
-			}
-			// After the batch with the failure, only non-create requests go
-			// on (the round is then ended below, before them).
-			if batchFailed >= 0 && (i+1 == len(reqs) || reqs[i+1].Batch != r.Batch) {
-				stopped = true
-			}
+		if ended || (r.Batch >= 0 && batchFailed >= 0 && r.Batch > batchFailed) {
 			continue
 		}
 		out[i].Sent = true
-		if err := s.sendOne(ctx, r); err != nil {
-			out[i].Err = err
-			errs = append(errs, err)
-			stopped = true
+		err := s.sendOne(ctx, r)
+		if err == nil {
+			continue
+		}
+		out[i].Err = err
+		errs = append(errs, err)
+		if r.Batch < 0 {
+			ended = true
+		} else if batchFailed < 0 {
+			batchFailed = r.Batch
 		}
 	}
 	return out, errors.Join(errs...)
