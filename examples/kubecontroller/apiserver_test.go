@@ -32,6 +32,8 @@ type apiServer struct {
 	now    func() time.Time
 	uids   int
 	writes map[string]int // "create pods/web-x", "delete pods/web-a", ...
+	// attempts counts the creates and deletes sent, failed ones included.
+	attempts map[string]int
 }
 
 func testScheme() *runtime.Scheme {
@@ -43,7 +45,7 @@ func testScheme() *runtime.Scheme {
 }
 
 func newAPIServer(now func() time.Time, objs ...client.Object) *apiServer {
-	a := &apiServer{now: now, writes: map[string]int{}}
+	a := &apiServer{now: now, writes: map[string]int{}, attempts: map[string]int{}}
 	statusOf := []client.Object{&corev1.Pod{}}
 	b1 := &unstructured.Unstructured{}
 	b1.SetGroupVersionKind(CloneSetV1beta1)
@@ -68,6 +70,23 @@ func (a *apiServer) count(what string) {
 	a.mu.Lock()
 	a.writes[what]++
 	a.mu.Unlock()
+}
+
+func (a *apiServer) attempt(what string) {
+	a.mu.Lock()
+	a.attempts[what]++
+	a.mu.Unlock()
+}
+
+// attemptCounts returns a copy of the attempt counts.
+func (a *apiServer) attemptCounts() map[string]int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := make(map[string]int, len(a.attempts))
+	for k, v := range a.attempts {
+		out[k] = v
+	}
+	return out
 }
 
 // writesTo returns how often a write was made ("create pods/web-x").
@@ -105,6 +124,7 @@ func (a *apiServer) create(ctx context.Context, c client.WithWatch, obj client.O
 	if ct := obj.GetCreationTimestamp(); ct.IsZero() {
 		obj.SetCreationTimestamp(metav1.NewTime(a.now().Truncate(time.Second)))
 	}
+	a.attempt("create " + resourceOf(c, obj) + "/" + obj.GetName())
 	err := c.Create(ctx, obj, opts...)
 	if err == nil {
 		a.count("create " + resourceOf(c, obj) + "/" + obj.GetName())
@@ -113,6 +133,7 @@ func (a *apiServer) create(ctx context.Context, c client.WithWatch, obj client.O
 }
 
 func (a *apiServer) delete(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
+	a.attempt("delete " + resourceOf(c, obj) + "/" + obj.GetName())
 	do := &client.DeleteOptions{}
 	do.ApplyOptions(opts)
 	if p := do.Preconditions; p != nil {
