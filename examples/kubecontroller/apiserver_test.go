@@ -34,6 +34,9 @@ type apiServer struct {
 	writes map[string]int // "create pods/web-x", "delete pods/web-a", ...
 	// attempts counts the creates and deletes sent, failed ones included.
 	attempts map[string]int
+	// doubles lists the writes made twice: a create of an object that
+	// exists, a delete of an object already gone or terminating.
+	doubles []string
 }
 
 func testScheme() *runtime.Scheme {
@@ -76,6 +79,19 @@ func (a *apiServer) attempt(what string) {
 	a.mu.Lock()
 	a.attempts[what]++
 	a.mu.Unlock()
+}
+
+func (a *apiServer) double(what string) {
+	a.mu.Lock()
+	a.doubles = append(a.doubles, what)
+	a.mu.Unlock()
+}
+
+// doubleWrites returns the writes made twice.
+func (a *apiServer) doubleWrites() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]string(nil), a.doubles...)
 }
 
 // attemptCounts returns a copy of the attempt counts.
@@ -125,6 +141,9 @@ func (a *apiServer) create(ctx context.Context, c client.WithWatch, obj client.O
 		obj.SetCreationTimestamp(metav1.NewTime(a.now().Truncate(time.Second)))
 	}
 	a.attempt("create " + resourceOf(c, obj) + "/" + obj.GetName())
+	if cur := obj.DeepCopyObject().(client.Object); c.Get(ctx, client.ObjectKeyFromObject(obj), cur) == nil {
+		a.double("create " + resourceOf(c, obj) + "/" + obj.GetName() + ": it exists")
+	}
 	err := c.Create(ctx, obj, opts...)
 	if err == nil {
 		a.count("create " + resourceOf(c, obj) + "/" + obj.GetName())
@@ -134,6 +153,13 @@ func (a *apiServer) create(ctx context.Context, c client.WithWatch, obj client.O
 
 func (a *apiServer) delete(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
 	a.attempt("delete " + resourceOf(c, obj) + "/" + obj.GetName())
+	cur := obj.DeepCopyObject().(client.Object)
+	switch err := c.Get(ctx, client.ObjectKeyFromObject(obj), cur); {
+	case apierrors.IsNotFound(err):
+		a.double("delete " + resourceOf(c, obj) + "/" + obj.GetName() + ": it is gone")
+	case err == nil && cur.GetDeletionTimestamp() != nil:
+		a.double("delete " + resourceOf(c, obj) + "/" + obj.GetName() + ": it is terminating")
+	}
 	do := &client.DeleteOptions{}
 	do.ApplyOptions(opts)
 	if p := do.Preconditions; p != nil {
