@@ -117,15 +117,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		}
 		return reconcile.Result{}, err
 	}
-	objs, err := r.list(ctx, cs)
+	objs, err := r.List(ctx, cs)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
 
 	// Writes of earlier rounds the cache does not show yet block this one.
-	var verdict expectations.Verdict
-	look := lookup(objs)
-	r.Expectations.Do(func(s *expectations.Store) { verdict = s.Satisfied(owner, now, look) })
+	verdict := r.Expectations.Satisfied(owner, now, Lookup(objs))
 	for _, e := range verdict.Dropped {
 		r.logf("%s: gave up waiting for the %s of %s", owner, e.Op, e.Object)
 	}
@@ -158,12 +156,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	return reconcile.Result{RequeueAfter: plan.RequeueAfter()}, nil
 }
 
-// list reads the CloneSet's objects: the pods, claims and revisions of its
+// List reads the CloneSet's objects: the pods, claims and revisions of its
 // namespace (revisions: those it controls, and orphans its selector
 // matches) and the nodes. A production controller would list pods and
 // claims through a cache index on the owner; the whole namespace keeps this
 // example short.
-func (r *Reconciler) list(ctx context.Context, cs *unstructured.Unstructured) (Objects, error) {
+func (r *Reconciler) List(ctx context.Context, cs *unstructured.Unstructured) (Objects, error) {
 	objs := Objects{CloneSet: cs}
 	ns := client.InNamespace(cs.GetNamespace())
 	var pods corev1.PodList
@@ -210,8 +208,8 @@ func selectorOf(cs *unstructured.Unstructured) *model.LabelSelector {
 	return decodeLabelSelector(node{d: d, v: t}.get("spec").get("selector"))
 }
 
-// lookup tells the expectations what the listed objects show.
-func lookup(objs Objects) expectations.Lookup {
+// Lookup tells the expectations what the listed objects show.
+func Lookup(objs Objects) expectations.Lookup {
 	shown := map[expectations.Object]expectations.Observation{}
 	for i := range objs.Pods {
 		p := &objs.Pods[i]

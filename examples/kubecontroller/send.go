@@ -47,6 +47,14 @@ func (e *Expectations) Do(f func(*expectations.Store)) {
 	f(e.store)
 }
 
+// Satisfied checks the expectations of owner against what the cache shows
+// (expectations.Store.Satisfied, under the lock).
+func (e *Expectations) Satisfied(owner string, now time.Time, look expectations.Lookup) expectations.Verdict {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.store.Satisfied(owner, now, look)
+}
+
 // Outcome is what happened to one request.
 type Outcome struct {
 	// Request is the request.
