@@ -250,7 +250,7 @@ func (h *harness) converge(limit int) {
 
 func (h *harness) cloneSet() *unstructured.Unstructured {
 	cs := &unstructured.Unstructured{}
-	cs.SetGroupVersionKind(CloneSetV1beta1)
+	cs.SetGroupVersionKind(h.rec.gvk())
 	must(h.t, h.api.Get(h.ctx, h.req.NamespacedName, cs))
 	return cs
 }
@@ -524,4 +524,26 @@ func TestEndToEnd(t *testing.T) {
 
 func dump(f finalState) string {
 	return fmt.Sprintf("\n  pods:\n    %s\n  revisions: %v\n  status: %s", strings.Join(f.Pods, "\n    "), f.Revisions, f.Status)
+}
+
+// TestEndToEndV1alpha1 runs a v1alpha1 CloneSet (read, patched and its
+// status written in that version) through a scale-out and an in-place
+// update.
+func TestEndToEndV1alpha1(t *testing.T) {
+	sc := e2eScenario{name: "v1alpha1", cloneSet: `{
+  "apiVersion": "apps.kruise.io/v1alpha1", "kind": "CloneSet",
+  "metadata": {"name": "web", "namespace": "default", "uid": "cs-uid", "generation": 1},
+  "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
+    "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "main", "image": "web:1"}]}},
+    "updateStrategy": {"type": "InPlaceIfPossible", "maxUnavailable": 1}}
+}`}
+	h := newHarness(t, sc, false)
+	h.rec.CloneSetGVK = CloneSetV1alpha1
+	h.converge(100)
+	h.change(setImage("web:2", nil))
+	h.converge(100)
+	got := h.final()
+	if len(got.Pods) != 2 || len(got.Revisions) != 2 || !strings.Contains(got.Status, "updated=2 updatedReady=2") {
+		t.Fatalf("v1alpha1 CloneSet did not roll out: %s", dump(got))
+	}
 }

@@ -10,6 +10,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 )
@@ -49,10 +50,9 @@ func (c *laggingCache) build(objs []client.Object) client.Client {
 func (c *laggingCache) snapshot() []client.Object {
 	ctx := context.Background()
 	var out []client.Object
-	for _, gvk := range []any{CloneSetV1beta1} {
-		_ = gvk
+	for _, gvk := range []schema.GroupVersionKind{CloneSetV1beta1, CloneSetV1alpha1} {
 		l := &unstructured.UnstructuredList{}
-		l.SetGroupVersionKind(CloneSetV1beta1.GroupVersion().WithKind("CloneSetList"))
+		l.SetGroupVersionKind(gvk.GroupVersion().WithKind("CloneSetList"))
 		if err := c.server.List(ctx, l); err != nil {
 			panic(err)
 		}
