@@ -1,8 +1,8 @@
 package clonesetcore
 
 import (
-	"encoding/json"
 	"hash/fnv"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -172,30 +172,31 @@ func (r *round) truncateHistory() {
 		len(unused), limit, strings.Join(names, ", "))
 }
 
-// VolumeClaimTemplatesHash is the library's hash of spec.volumeClaimTemplates
-// for revisions it derives itself: the decimal 32-bit FNV-1a of the canonical
-// JSON of the templates reduced to {name, spec} and sorted by name; "" when there
-// are none. Upstream hashes a different serialization (a documented
-// incompatibility, docs/spec/DECISIONS.md): only equality between revisions matters.
+// VolumeClaimTemplatesHash is upstream's hash of spec.volumeClaimTemplates,
+// the value of the kruise.io/cloneset-volumeclaimtemplate-hash annotation of
+// every revision (scale-and-budgets 5.7), bit for bit: the templates reduced
+// to their name and spec and sorted by name are encoded as the Kubernetes API
+// types encode to JSON (vctJSON); that byte string is rendered the way
+// upstream's debug printer renders a byte slice, "([]uint8)[b0 b1 ...]" with
+// each byte in decimal; the hash is the decimal 32-bit FNV-1a of that text.
+// "" when there are no templates. A quantity is encoded as written (the API
+// server writes its canonical form, which is what a stored object holds).
 func VolumeClaimTemplatesHash(vcts []model.VolumeClaimTemplate) string {
 	if len(vcts) == 0 {
 		return ""
 	}
-	type entry struct {
-		Name string `json:"name"`
-		Spec any    `json:"spec"`
-	}
-	entries := make([]entry, 0, len(vcts))
-	for _, v := range vcts {
-		var spec any
-		if v.Raw != nil {
-			spec = model.NormalizeTree(v.Raw["spec"])
-		}
-		entries = append(entries, entry{Name: v.Name, Spec: spec})
-	}
-	sort.SliceStable(entries, func(i, j int) bool { return entries[i].Name < entries[j].Name })
-	b, _ := json.Marshal(entries)
+	sorted := slices.Clone(vcts)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
+	js := vctJSON(sorted)
 	h := fnv.New32a()
-	h.Write(b)
+	var num [4]byte
+	h.Write([]byte("([]uint8)["))
+	for i, c := range js {
+		if i > 0 {
+			h.Write([]byte{' '})
+		}
+		h.Write(strconv.AppendUint(num[:0], uint64(c), 10))
+	}
+	h.Write([]byte{']'})
 	return strconv.FormatUint(uint64(h.Sum32()), 10)
 }

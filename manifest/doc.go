@@ -14,6 +14,11 @@
 // (model.Validate). Pods and PVCs that belong to something else are kept apart
 // in Scenario.SetAside.
 //
+// Load and its variants read the stream of one CloneSet (a second one is an
+// error); LoadAll and its variants split a stream of many CloneSets (a
+// namespace dump) into one scenario per CloneSet, each with the objects its
+// controller would claim.
+//
 // EncodeJSON and EncodeYAML go the other way: they write a model.Scenario as
 // a manifest stream that loads back into a scenario that plans identically
 // (benchmarks and tests feed generated worlds through the loader this way).

@@ -86,6 +86,16 @@ func (o Options) LoadBytes(data []byte, source string) (*model.Scenario, error) 
 
 // LoadFiles is the package-level LoadFiles with these options.
 func (o Options) LoadFiles(paths []string, stdin io.Reader) (*model.Scenario, error) {
+	inputs, err := readInputs(paths, stdin)
+	if err != nil {
+		return nil, err
+	}
+	return o.load(inputs)
+}
+
+// readInputs reads the files of LoadFiles and LoadAllFiles; "-" is stdin,
+// read once however often it is named.
+func readInputs(paths []string, stdin io.Reader) ([]input, error) {
 	if len(paths) == 0 {
 		return nil, errors.New("no input: give at least one file (-f FILE, - for standard input)")
 	}
@@ -113,7 +123,7 @@ func (o Options) LoadFiles(paths []string, stdin io.Reader) (*model.Scenario, er
 		}
 		inputs = append(inputs, input{p, data})
 	}
-	return o.load(inputs)
+	return inputs, nil
 }
 
 type input struct {
@@ -171,6 +181,9 @@ type located[T any] struct {
 	ns    string
 	node  *yaml.Node // the document (CloneSets only)
 	src   string     // the source (CloneSets only)
+	// owners are the owner references (ControllerRevisions only: the model
+	// does not keep them, the claiming rules of LoadAll read them).
+	owners []model.OwnerReference
 }
 
 type loader struct {
@@ -192,6 +205,15 @@ type loader struct {
 }
 
 func (o Options) load(inputs []input) (*model.Scenario, error) {
+	l, err := o.read(inputs)
+	if err != nil {
+		return nil, err
+	}
+	return l.assemble()
+}
+
+// read decodes every document of the inputs into a loader.
+func (o Options) read(inputs []input) (*loader, error) {
 	l := &loader{budget: baseValues, opts: o, quantities: map[string]model.Quantity{}}
 	for _, in := range inputs {
 		l.budget += valuesPerByte * len(in.data)
@@ -214,7 +236,7 @@ func (o Options) load(inputs []input) (*model.Scenario, error) {
 	if len(l.errs) > 0 {
 		return nil, errors.Join(l.errs...)
 	}
-	return l.assemble()
+	return l, nil
 }
 
 func (l *loader) fail(format string, args ...any) {
@@ -314,33 +336,33 @@ func (l *loader) document(source, label string, root *yaml.Node, defAPI, defKind
 		}
 		cs := decodeCloneSet(v, apiVersion)
 		if needName() {
-			l.clone = append(l.clone, located[*model.CloneSet]{cs, loc, cs.Namespace, n, source})
+			l.clone = append(l.clone, located[*model.CloneSet]{cs, loc, cs.Namespace, n, source, nil})
 		}
 	case kind == kindScenario:
 		if apiVersion != apiScenario {
 			l.ignored = append(l.ignored, fmt.Sprintf("%s: Scenario of apiVersion %q (want %s)", loc, apiVersion, apiScenario))
 			return
 		}
-		l.scn = append(l.scn, located[*model.Scenario]{decodeScenario(v), loc, "", nil, ""})
+		l.scn = append(l.scn, located[*model.Scenario]{decodeScenario(v), loc, "", nil, "", nil})
 	case apiVersion == "v1" && kind == kindPod:
 		p := decodePod(v)
 		if needName() {
-			l.pods = append(l.pods, located[*model.Pod]{p, loc, p.Namespace, nil, ""})
+			l.pods = append(l.pods, located[*model.Pod]{p, loc, p.Namespace, nil, "", nil})
 		}
 	case apiVersion == "v1" && kind == kindPVC:
 		p := decodePVC(v)
 		if needName() {
-			l.pvcs = append(l.pvcs, located[*model.PVC]{p, loc, p.Namespace, nil, ""})
+			l.pvcs = append(l.pvcs, located[*model.PVC]{p, loc, p.Namespace, nil, "", nil})
 		}
 	case apiVersion == "apps/v1" && kind == kindRevision:
-		r, rns := decodeRevision(v)
+		r, rns, owners := decodeRevision(v)
 		if needName() {
-			l.revs = append(l.revs, located[*model.Revision]{r, loc, rns, nil, ""})
+			l.revs = append(l.revs, located[*model.Revision]{r, loc, rns, nil, "", owners})
 		}
 	case apiVersion == "v1" && kind == kindNode:
 		nd := decodeNode(v)
 		if needName() {
-			l.nodes = append(l.nodes, located[*model.Node]{nd, loc, "", nil, ""})
+			l.nodes = append(l.nodes, located[*model.Node]{nd, loc, "", nil, "", nil})
 		}
 	default:
 		// Unknown kinds are ignored.
@@ -397,8 +419,6 @@ func (l *loader) assemble() (*model.Scenario, error) {
 	}
 
 	cs := l.clone[0].obj
-	csNode := l.clone[0].node
-	csSource := l.clone[0].src
 	if cs.Namespace == "" {
 		cs.Namespace = defaultNS
 	}
@@ -418,43 +438,17 @@ func (l *loader) assemble() (*model.Scenario, error) {
 		inherit(&l.revs[i].ns)
 	}
 
-	if err := duplicateNames(kindPod, l.pods, func(p *model.Pod) string { return p.Namespace + "/" + p.Name }); err != nil {
-		return nil, err
-	}
-	if err := duplicateNames(kindPVC, l.pvcs, func(p *model.PVC) string { return p.Namespace + "/" + p.Name }); err != nil {
-		return nil, err
-	}
-	if err := duplicateNamesNS(kindRevision, l.revs); err != nil {
-		return nil, err
-	}
-	if err := duplicateNames(kindNode, l.nodes, func(n *model.Node) string { return n.Name }); err != nil {
+	if err := l.duplicates(); err != nil {
 		return nil, err
 	}
 
 	model.SetDefaults(cs)
 	model.ConvertV1alpha1(cs)
-	allPods := make([]*model.Pod, len(l.pods))
-	for i, p := range l.pods {
-		allPods[i] = p.obj
-	}
-	var errs []error
-	for _, fe := range model.ValidateStored(cs, allPods) {
-		if l.opts.SkipBudgetRule && (fe.Rule == "A17" || fe.Rule == "B17") {
-			continue
-		}
-		errs = append(errs, fmt.Errorf("%s: CloneSet %s/%s: %s", where(csSource, nodeAt(csNode, fe.Path)), cs.Namespace, cs.Name, fe.Error()))
-	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	if err := l.validate(l.clone[0], l.allPods()); err != nil {
+		return nil, err
 	}
 
-	scn := &model.Scenario{Gates: model.DefaultFeatureGates()}
-	if len(l.scn) == 1 {
-		scn = l.scn[0].obj
-	}
-	if scn.Now.IsZero() {
-		scn.Now = l.newest
-	}
+	scn := l.settings()
 	scn.CloneSet = cs
 	l.sortOut(scn)
 	return scn, nil
@@ -496,53 +490,23 @@ func duplicateNamesNS(kind string, list []located[*model.Revision]) error {
 func (l *loader) sortOut(scn *model.Scenario) {
 	cs := scn.CloneSet
 	for _, lp := range l.pods {
-		p := lp.obj
-		ref := model.ControllerRef(p.OwnerReferences)
-		reason := ""
-		switch {
-		case p.Namespace != cs.Namespace:
-			reason = fmt.Sprintf("in namespace %q, the CloneSet is in %q", p.Namespace, cs.Namespace)
-		case ref != nil && !ref.OwnedBy(cs):
-			reason = fmt.Sprintf("controlled by %s %s", ref.Kind, ref.Name)
-		case ref != nil:
-			// Owned: kept, even when it no longer matches the selector.
-		case !cs.Spec.Selector.Matches(p.Labels):
-			reason = "orphan pod not matched by the CloneSet's selector"
-		case !p.DeletionTimestamp.IsZero():
-			reason = "orphan pod being deleted: the controller does not adopt it"
-		case !cs.DeletionTimestamp.IsZero():
-			reason = "orphan pod: the CloneSet is being deleted and adopts nothing"
-		}
-		if reason != "" {
-			scn.SetAside = append(scn.SetAside, model.SetAside{Kind: kindPod, Name: p.Name, Reason: reason})
+		if reason := podLeftOut(cs, lp.obj); reason != "" {
+			scn.SetAside = append(scn.SetAside, model.SetAside{Kind: kindPod, Name: lp.obj.Name, Reason: reason})
 			continue
 		}
-		scn.Pods = append(scn.Pods, p)
+		scn.Pods = append(scn.Pods, lp.obj)
 	}
 	for _, lp := range l.pvcs {
-		c := lp.obj
-		ref := model.ControllerRef(c.OwnerReferences)
-		reason := ""
-		switch {
-		case c.Namespace != cs.Namespace:
-			reason = fmt.Sprintf("in namespace %q, the CloneSet is in %q", c.Namespace, cs.Namespace)
-		case ref == nil:
-			reason = "no controller owner reference"
-		case ref.OwnedBy(cs):
-		case ref.Kind == kindPod && ownedByKeptPod(ref, scn.Pods):
-		default:
-			reason = fmt.Sprintf("controlled by %s %s", ref.Kind, ref.Name)
-		}
-		if reason != "" {
-			scn.SetAside = append(scn.SetAside, model.SetAside{Kind: kindPVC, Name: c.Name, Reason: reason})
+		if reason := pvcLeftOut(cs, lp.obj, scn.Pods); reason != "" {
+			scn.SetAside = append(scn.SetAside, model.SetAside{Kind: kindPVC, Name: lp.obj.Name, Reason: reason})
 			continue
 		}
-		scn.PVCs = append(scn.PVCs, c)
+		scn.PVCs = append(scn.PVCs, lp.obj)
 	}
 	for _, lr := range l.revs {
 		if lr.ns != cs.Namespace {
 			scn.SetAside = append(scn.SetAside, model.SetAside{Kind: kindRevision, Name: lr.obj.Name,
-				Reason: fmt.Sprintf("in namespace %q, the CloneSet is in %q", lr.ns, cs.Namespace)})
+				Reason: otherNamespace(lr.ns, cs)})
 			continue
 		}
 		scn.Revisions = append(scn.Revisions, lr.obj)

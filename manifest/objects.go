@@ -209,8 +209,9 @@ func decodePVC(v value) *model.PVC {
 	}
 }
 
-// decodeRevision reads an apps/v1 ControllerRevision; namespace returned apart.
-func decodeRevision(v value) (*model.Revision, string) {
+// decodeRevision reads an apps/v1 ControllerRevision; namespace and owner
+// references returned apart (the model keeps neither).
+func decodeRevision(v value) (*model.Revision, string, []model.OwnerReference) {
 	m := decodeMeta(v)
 	r := &model.Revision{
 		Name:              m.Name,
@@ -226,7 +227,7 @@ func decodeRevision(v value) (*model.Revision, string) {
 		r.Template = decodeTemplate(tv)
 		r.HasTemplate = r.Template.Raw != nil
 	}
-	return r, m.Namespace
+	return r, m.Namespace, m.Owners
 }
 
 // decodeNode reads a v1 Node.

@@ -341,9 +341,15 @@ func (b *builder) updateRevision(a model.Action) error {
 	if r == nil || !slices.Contains(b.s.Revisions, r) {
 		return fmt.Errorf("revision not in the scenario")
 	}
+	// Upstream also refreshes the volume-claim-template hash of the
+	// revision it reuses (scale-and-budgets 5.7); the library writes its own
+	// hash (docs/spec/DECISIONS.md).
+	patch := map[string]any{"revision": a.RevisionNumber}
+	if vct := clonesetcore.VolumeClaimTemplatesHash(b.cs.Spec.VolumeClaimTemplates); r.Annotations[model.AnnotationVCTHash] != vct {
+		patch["metadata"] = obj("annotations", obj(model.AnnotationVCTHash, vct))
+	}
 	b.emit(Request{Verb: VerbPatch, Resource: ResourceControllerRevisions, Name: r.Name, PatchType: PatchMerge,
-		Patch:         b.mustJSON(obj("revision", a.RevisionNumber)),
-		Preconditions: uidOnly(r.UID)})
+		Patch: b.mustJSON(patch), Preconditions: uidOnly(r.UID)})
 	return nil
 }
 

@@ -363,12 +363,9 @@ func (w *World) patch(r Request, fail failFunc) error {
 		if err := check(r, x.UID, x.ResourceVersion, fail); err != nil {
 			return err
 		}
-		m, ok := body.(map[string]any)
-		n, isNum := m["revision"].(float64)
-		if !ok || len(m) != 1 || !isNum {
-			return fail(ReasonInvalid, "only the revision number of a ControllerRevision can be patched")
+		if err := patchRevision(x, body); err != nil {
+			return fail(ReasonInvalid, "%v", err)
 		}
-		x.Revision = int64(n)
 		x.ResourceVersion = w.nextVersion()
 	case ResourceCloneSets:
 		cs := w.CloneSet
@@ -757,6 +754,36 @@ func refList(v any) ([]model.OwnerReference, error) {
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// patchRevision applies a merge patch of a ControllerRevision's revision
+// number and annotations.
+func patchRevision(x *model.Revision, body any) error {
+	top, err := members(body, "patch")
+	if err != nil {
+		return err
+	}
+	if err := only(top, "patch", "revision", "metadata"); err != nil {
+		return err
+	}
+	if v, ok := top["revision"]; ok {
+		n, isNum := v.(float64)
+		if !isNum || n != float64(int64(n)) {
+			return fmt.Errorf("revision: want an integer")
+		}
+		x.Revision = int64(n)
+	}
+	if v, ok := top["metadata"]; ok {
+		meta, err := members(v, "metadata")
+		if err != nil {
+			return err
+		}
+		if err := only(meta, "metadata", "annotations"); err != nil {
+			return err
+		}
+		return mergeStrings(&x.Annotations, orEmpty(meta["annotations"]), "metadata.annotations")
+	}
+	return nil
 }
 
 func orMain(sub string) string {

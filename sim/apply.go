@@ -75,15 +75,14 @@ func (r *ApplyReport) Failures() []ActionResult {
 // writes a real controller sends; the simulator keeps only the world's
 // reactions):
 //
-//  1. revision bookkeeping: the ControllerRevision of spec.template is created
-//     when missing (under the plan's update revision name) or, when an older one
-//     matches, its revision number is bumped (LSV 2.3);
-//  2. the requests of the actions in order (requests.ByAction). The creates of
-//     one batch are all attempted; after a batch with a failure no later batch
-//     starts. Any other failure ends the actions: later ones are skipped;
-//  3. the status, unless the plan says the write is skipped, then the
-//     requests upstream sends only after it (the podsToDelete rewrite);
-//  4. revision history truncation (LSV 2.7).
+//  1. the requests of the actions in order (requests.ByAction), revision
+//     bookkeeping first (CreateRevision, UpdateRevision: LSV 2.3). The
+//     creates of one batch are all attempted; after a batch with a failure no
+//     later batch starts. Any other failure ends the actions: later ones are
+//     skipped;
+//  2. the status, unless the plan says the write is skipped, then, if it
+//     succeeded, the requests upstream sends only after it (the podsToDelete
+//     rewrite, history truncation: LSV 2.7).
 //
 // Before an action is sent, the cluster checks that it fits what the action
 // says it starts from (the pod exists and is active, is in the state the
@@ -96,15 +95,6 @@ func (c *Cluster) Apply(plan *clonesetcore.Result) ApplyReport {
 	var rep ApplyReport
 	if plan == nil {
 		return rep
-	}
-	before := c.revisionNames()
-	name := c.ensureRevision(plan.UpdateRevision)
-	if _, ok := before[name]; !ok {
-		rep.RevisionCreated = name
-		rep.Changed = true
-	}
-	if plan.UpdateRevision != "" && name != plan.UpdateRevision {
-		rep.RevisionMismatch = fmt.Sprintf("the plan's update revision is %s but spec.template matches ControllerRevision %s", plan.UpdateRevision, name)
 	}
 	rep.Results = make([]ActionResult, len(plan.Actions))
 	for i, a := range plan.Actions {
@@ -169,7 +159,14 @@ func (c *Cluster) Apply(plan *clonesetcore.Result) ApplyReport {
 		}
 	}
 	c.revisions = model.SortRevisions(w.Revisions)
-	c.truncateHistory(plan.Status.CurrentRevision, plan.UpdateRevision)
+	for i, a := range plan.Actions {
+		if a.Type == model.ActionCreateRevision && rep.Results[i].Err == "" && !rep.Results[i].Skipped {
+			rep.RevisionCreated = a.Revision
+		}
+	}
+	if plan.UpdateRevision != "" && c.revisionByExactName(plan.UpdateRevision) == nil {
+		rep.RevisionMismatch = fmt.Sprintf("the plan's update revision %s is not a ControllerRevision after the round", plan.UpdateRevision)
+	}
 	c.sync()
 	return rep
 }
@@ -303,14 +300,6 @@ func (c *Cluster) check(a model.Action) (mismatch string, err error) {
 		return mismatch, nil
 	}
 	return "", nil
-}
-
-func (c *Cluster) revisionNames() map[string]struct{} {
-	m := make(map[string]struct{}, len(c.revisions))
-	for _, r := range c.revisions {
-		m[r.Name] = struct{}{}
-	}
-	return m
 }
 
 // activePod returns the named pod when it exists and is not terminating.

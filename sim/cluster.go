@@ -96,7 +96,7 @@ func NewCluster(scn *model.Scenario, w World) (*Cluster, error) {
 	}
 	c.revisions = model.SortRevisions(c.revisions)
 	if len(c.revisions) == 0 {
-		c.ensureRevision("")
+		c.firstRevision()
 		if c.cs.Status.CurrentRevision == "" {
 			c.cs.Status.CurrentRevision = c.revisions[0].Name
 		}
@@ -258,61 +258,22 @@ func (c *Cluster) revision(name string) *model.Revision {
 	return nil
 }
 
-// ensureRevision is the controller's revision bookkeeping (LSV 2.3, UO 1.5):
-// the newest ControllerRevision whose template equals spec.template becomes
-// the update revision (its .revision number bumped to the newest when it was
-// an older one, and its volume-claim-template hash refreshed, SB 5.7); when
-// none matches, a new one is created under the name the planner derives
-// (want, or the library's hash when want is empty), bumping collisionCount
-// when that name is taken by another template. It returns the name.
-func (c *Cluster) ensureRevision(want string) string {
-	sorted := model.SortRevisions(c.revisions)
-	tmpl := model.CanonicalJSON(c.cs.Spec.Template.Raw)
-	vct := clonesetcore.VolumeClaimTemplatesHash(c.cs.Spec.VolumeClaimTemplates)
-	var maxRev int64
-	for _, r := range sorted {
-		maxRev = max(maxRev, r.Revision)
+// firstRevision creates the ControllerRevision of spec.template for a
+// cluster that starts with none, as the controller's first round would (LSV
+// 2.3), so that the scenario's pods and status can name it.
+func (c *Cluster) firstRevision() {
+	var coll int32
+	if c.cs.Status.CollisionCount != nil {
+		coll = *c.cs.Status.CollisionCount
 	}
-	for i := len(sorted) - 1; i >= 0; i-- {
-		r := sorted[i]
-		if r.HasTemplate && string(model.CanonicalJSON(r.Template.Raw)) == string(tmpl) {
-			if i != len(sorted)-1 {
-				r.Revision = maxRev + 1
-				if r.Annotations == nil {
-					r.Annotations = map[string]string{}
-				}
-				r.Annotations[model.AnnotationVCTHash] = vct
-				c.logf("revision %s is reused: its revision number becomes %d", r.Name, r.Revision)
-			}
-			c.revisions = model.SortRevisions(c.revisions)
-			return r.Name
-		}
-	}
-	for {
-		var coll int32
-		if c.cs.Status.CollisionCount != nil {
-			coll = *c.cs.Status.CollisionCount
-		}
-		name := want
-		if name == "" {
-			name = model.RevisionName(c.cs.Name, model.TemplateHash(c.cs.Spec.Template.Raw, coll))
-		}
-		if c.revisionByExactName(name) == nil {
-			r := &model.Revision{
-				Name: name, Revision: maxRev + 1, CreationTimestamp: c.now,
-				Labels:      selectorLabels(c.cs),
-				Annotations: map[string]string{model.AnnotationVCTHash: vct},
-				Template:    c.cs.Spec.Template.DeepCopy(), HasTemplate: true,
-			}
-			c.revisions = model.SortRevisions(append(c.revisions, r))
-			c.logf("controller revision %s created (revision %d)", name, r.Revision)
-			return name
-		}
-		coll++
-		c.cs.Status.CollisionCount = &coll
-		want = ""
-		c.logf("revision name %s is taken by another template: collisionCount becomes %d", name, coll)
-	}
+	name := model.RevisionName(c.cs.Name, model.TemplateHash(c.cs.Spec.Template.Raw, coll))
+	c.revisions = []*model.Revision{{
+		Name: name, Revision: 1, CreationTimestamp: c.now,
+		Labels:      selectorLabels(c.cs),
+		Annotations: map[string]string{model.AnnotationVCTHash: clonesetcore.VolumeClaimTemplatesHash(c.cs.Spec.VolumeClaimTemplates)},
+		Template:    c.cs.Spec.Template.DeepCopy(), HasTemplate: true,
+	}}
+	c.logf("controller revision %s created (revision 1)", name)
 }
 
 func (c *Cluster) revisionByExactName(name string) *model.Revision {
@@ -322,48 +283,6 @@ func (c *Cluster) revisionByExactName(name string) *model.Revision {
 		}
 	}
 	return nil
-}
-
-// truncateHistory deletes ControllerRevisions that are neither current,
-// update, nor used by an active pod, oldest first, until at most
-// revisionHistoryLimit of them remain (LSV 2.7).
-func (c *Cluster) truncateHistory(current, update string) {
-	limit := 10
-	if l := c.cs.Spec.RevisionHistoryLimit; l != nil {
-		limit = int(*l)
-	}
-	used := func(r *model.Revision) bool {
-		if r.Name == current || r.Name == update {
-			return true
-		}
-		for _, p := range c.pods {
-			if p.IsActive() && p.InRevision(r.Name) {
-				return true
-			}
-		}
-		return false
-	}
-	var unused []*model.Revision
-	for _, r := range model.SortRevisions(c.revisions) {
-		if !used(r) {
-			unused = append(unused, r)
-		}
-	}
-	drop := map[*model.Revision]bool{}
-	for i := 0; i < len(unused)-limit; i++ {
-		drop[unused[i]] = true
-		c.logf("controller revision %s deleted (history limit %d)", unused[i].Name, limit)
-	}
-	if len(drop) == 0 {
-		return
-	}
-	var kept []*model.Revision
-	for _, r := range c.revisions {
-		if !drop[r] {
-			kept = append(kept, r)
-		}
-	}
-	c.revisions = kept
 }
 
 func (c *Cluster) aliveNodes() []*node {

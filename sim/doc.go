@@ -85,7 +85,7 @@
 //     update revision and P is the partition count; and O == P exactly when
 //     the CloneSetPartitionRollback gate is on and the current and update
 //     revisions differ, or when the rollout began with at least P old pods and
-//     no specified-delete pod and, since, the partition count never rose and no
+//     no specified-delete or PreparingDelete pod and, since, the partition count never rose and no
 //     pod was removed at a user's request (podsToDelete, a direct deletion) or
 //     by a node loss. (Without the gate nothing moves pods back, so a raised
 //     partition, or replacements created at a current revision that is also

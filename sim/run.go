@@ -611,7 +611,10 @@ func (s *Simulator) trackRollout(before *model.Scenario, plan *clonesetcore.Resu
 			if !revMatch(q.Labels[model.LabelRevisionHash], plan.UpdateRevision) {
 				s.startOld++
 			}
-			if specifiedDelete(before.CloneSet, q) {
+			// A pod already on its way out (specified-delete, or in
+			// PreparingDelete for a scale-in) leaves without the update
+			// phase: the count of old pods can drop below P.
+			if specifiedDelete(before.CloneSet, q) || q.LifecycleState() == model.StatePreparingDelete {
 				s.loss = true
 			}
 		}

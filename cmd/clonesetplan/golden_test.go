@@ -21,7 +21,10 @@ import (
 // and, where ordering is the point, NAME.rank-deletion.json and/or
 // NAME.rank-update.json (the exact `rank --for ... -o json` output). A
 // multi-step scenario is a directory of worlds step-01.yaml, step-02.yaml, ...
-// along one rollout, each with its own goldens.
+// along one rollout, each with its own goldens. A scenario with several
+// CloneSets (namespace/) has the same goldens, whose documents are lists
+// (PlanList, RankingList); multi_test.go checks their items against each
+// CloneSet planned alone.
 const goldenDir = "../../testdata/scenarios"
 
 // updateGoldens regenerates the goldens instead of comparing:

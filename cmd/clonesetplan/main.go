@@ -4,9 +4,15 @@
 //
 // Usage:
 //
-//	clonesetplan plan     -f FILE [-f FILE ...] [-o json|yaml|text] [--skip-budget-rule]
-//	clonesetplan rank     -f FILE [--for deletion|update] [-o json|yaml|text] [--skip-budget-rule]
-//	clonesetplan simulate -f FILE [--seed N] [--steps N] [--svg FILE] [-o json|yaml|text] [--skip-budget-rule]
+//	clonesetplan plan     -f FILE [-f FILE ...] [-o json|yaml|text] [--skip-budget-rule] [--cloneset NAME]
+//	clonesetplan rank     -f FILE [--for deletion|update] [-o json|yaml|text] [--skip-budget-rule] [--cloneset NAME]
+//	clonesetplan simulate -f FILE [--seed N] [--steps N] [--svg FILE] [-o json|yaml|text] [--skip-budget-rule] [--cloneset NAME]
+//
+// An input that holds several CloneSets (a namespace dump) is planned for each
+// of them, in namespace/name order: -o text prints one section per CloneSet,
+// -o json and -o yaml one list document (PlanList, RankingList,
+// SimulationList; docs/plan-format.md); --cloneset NAME or NAMESPACE/NAME
+// selects one.
 //
 // Exit status: 0 success, 1 bad input (the message is on standard error),
 // 2 bad usage.
@@ -44,6 +50,9 @@ type options struct {
 	// "maxUnavailable and maxSurge should not both be less than 1".
 	skipBudgetRule bool
 	strict         bool // the default; accepted for compatibility
+	// cloneSet selects one CloneSet of the input (NAME or NAMESPACE/NAME);
+	// empty: every CloneSet.
+	cloneSet string
 	// stdin holds standard input when a -f is "-".
 	stdin []byte
 	// rank
@@ -86,7 +95,8 @@ func usage(w io.Writer) {
 
 Reads a scenario (a CloneSet with its Pods, PVCs, ControllerRevisions, Nodes
 and an optional clonesetcore/v1alpha1 Scenario document, as YAML or JSON) and
-explains what the OpenKruise CloneSet controller would do.
+explains what the OpenKruise CloneSet controller would do. An input with
+several CloneSets (a namespace dump) is handled CloneSet by CloneSet.
 
 Commands:
 `)
@@ -99,6 +109,9 @@ Flags (all commands):
   -o FORMAT      output format: json, yaml or text (default text); plan also
                  prints the API requests that carry the plan out: requests (a
                  RequestList document) or kubectl (the same as kubectl commands)
+  --cloneset NAME
+                 only this CloneSet of the input (NAME or NAMESPACE/NAME); by default
+                 every CloneSet is handled: text in sections, json/yaml as a List
   --skip-budget-rule
                  accept a CloneSet whose maxUnavailable and maxSurge are both below 1
                  (an object that bypassed admission); rejected by default
@@ -157,12 +170,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			break
 		}
 	}
-	scn, err := manifest.Options{SkipBudgetRule: opts.skipBudgetRule}.LoadFiles(opts.files, bytes.NewReader(opts.stdin))
+	scns, err := manifest.Options{SkipBudgetRule: opts.skipBudgetRule}.LoadAllFiles(opts.files, bytes.NewReader(opts.stdin))
+	if err == nil {
+		scns, err = selectCloneSet(scns, opts.cloneSet)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "clonesetplan %s: %v\n", cmd.name, err)
 		return exitInput
 	}
-	return cmd.run(scn, opts, stdout, stderr)
+	return runEach(cmd, scns, opts, stdout, stderr)
 }
 
 // parseFlags parses the flags of one command. When ok is false the program
@@ -175,6 +191,7 @@ func parseFlags(name string, args []string, stdout, stderr io.Writer) (opts opti
 	fs.StringVar(&opts.output, "o", "text", "output format: json, yaml or text")
 	fs.BoolVar(&opts.skipBudgetRule, "skip-budget-rule", false, "accept CloneSets whose maxUnavailable and maxSurge are both below 1 (objects that bypassed admission)")
 	fs.BoolVar(&opts.strict, "strict", false, "the default (kept for compatibility): every webhook rule is enforced")
+	fs.StringVar(&opts.cloneSet, "cloneset", "", "only this CloneSet of the input: NAME or NAMESPACE/NAME (default: every CloneSet)")
 	switch name {
 	case "rank":
 		fs.StringVar(&opts.forWhat, "for", "deletion", "deletion or update")
