@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"sync"
 	"time"
 
@@ -25,7 +26,8 @@ import (
 // behaviors the fake leaves out and the controller relies on: a create gets
 // a uid and a creationTimestamp (from the test's clock); a delete checks its
 // uid and resourceVersion preconditions; a merge or strategic merge patch
-// may not change metadata.uid (immutable). It counts the writes.
+// may not change metadata.uid (immutable); a write that changes a
+// CloneSet's spec bumps its metadata.generation. It counts the writes.
 type apiServer struct {
 	client.WithWatch
 	mu     sync.Mutex
@@ -63,6 +65,7 @@ func newAPIServer(now func() time.Time, objs ...client.Object) *apiServer {
 			Create:           a.create,
 			Delete:           a.delete,
 			Patch:            a.patch,
+			Update:           a.update,
 			SubResourcePatch: a.subResourcePatch,
 		}).
 		Build()
@@ -215,11 +218,47 @@ func (a *apiServer) patch(ctx context.Context, c client.WithWatch, obj client.Ob
 	if err := a.checkUID(ctx, c, obj, patch); err != nil {
 		return err
 	}
+	before := a.cloneSetSpec(ctx, c, obj)
 	err := c.Patch(ctx, obj, patch, opts...)
 	if err == nil {
 		a.count("patch " + resourceOf(c, obj) + "/" + obj.GetName())
+		err = a.bumpGeneration(ctx, c, obj, before)
 	}
 	return err
+}
+
+func (a *apiServer) update(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
+	before := a.cloneSetSpec(ctx, c, obj)
+	err := c.Update(ctx, obj, opts...)
+	if err == nil {
+		a.count("update " + resourceOf(c, obj) + "/" + obj.GetName())
+		err = a.bumpGeneration(ctx, c, obj, before)
+	}
+	return err
+}
+
+// cloneSetSpec returns the spec of the CloneSet obj names, as stored (nil
+// for other objects).
+func (a *apiServer) cloneSetSpec(ctx context.Context, c client.Client, obj client.Object) any {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok || u.GetKind() != "CloneSet" {
+		return nil
+	}
+	cur := u.DeepCopy()
+	if err := c.Get(ctx, client.ObjectKeyFromObject(obj), cur); err != nil {
+		return nil
+	}
+	return cur.Object["spec"]
+}
+
+// bumpGeneration increments a CloneSet's generation when its spec changed.
+func (a *apiServer) bumpGeneration(ctx context.Context, c client.Client, obj client.Object, before any) error {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok || u.GetKind() != "CloneSet" || reflect.DeepEqual(before, u.Object["spec"]) {
+		return nil
+	}
+	u.SetGeneration(u.GetGeneration() + 1)
+	return c.Update(ctx, u)
 }
 
 func (a *apiServer) subResourcePatch(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {

@@ -255,12 +255,11 @@ func (h *harness) cloneSet() *unstructured.Unstructured {
 	return cs
 }
 
-// change makes a user change on the server (a spec update bumps the
-// generation, as the API server does).
+// change makes a user change on the server (the spec update bumps the
+// generation).
 func (h *harness) change(c userChange) sim.Change {
 	cs := h.cloneSet()
 	out := c(h, cs)
-	cs.SetGeneration(cs.GetGeneration() + 1)
 	must(h.t, h.api.Update(h.ctx, cs))
 	return out
 }
@@ -442,8 +441,8 @@ func (h *harness) final() finalState {
 }
 
 func statusLine(s model.CloneSetStatus) string {
-	return fmt.Sprintf("replicas=%d ready=%d available=%d updated=%d updatedReady=%d updatedAvailable=%d expectedUpdated=%d current=%s update=%s",
-		s.Replicas, s.ReadyReplicas, s.AvailableReplicas, s.UpdatedReplicas, s.UpdatedReadyReplicas,
+	return fmt.Sprintf("observedGeneration=%d replicas=%d ready=%d available=%d updated=%d updatedReady=%d updatedAvailable=%d expectedUpdated=%d current=%s update=%s",
+		s.ObservedGeneration, s.Replicas, s.ReadyReplicas, s.AvailableReplicas, s.UpdatedReplicas, s.UpdatedReadyReplicas,
 		s.UpdatedAvailableReplicas, s.ExpectedUpdatedReplicas, s.CurrentRevision, s.UpdateRevision)
 }
 

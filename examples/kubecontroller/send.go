@@ -74,8 +74,10 @@ type Sender struct {
 	// as; CloneSetV1beta1 when empty.
 	CloneSetGVK schema.GroupVersionKind
 	// Expectations, when set, get an expectation for every create and delete
-	// of a pod, claim or revision, and the resourceVersion of every patched
-	// pod and claim, under Owner.
+	// of a pod, claim or revision (upstream follows pods and claims; a
+	// revision followed too keeps a lagging cache from creating or deleting
+	// one twice), and the resourceVersion of every patched pod and claim,
+	// under Owner.
 	Expectations *Expectations
 	// Owner is the key of the CloneSet ("namespace/name").
 	Owner string
@@ -153,7 +155,7 @@ func (s *Sender) sendOne(ctx context.Context, r requests.Request) error {
 			s.expect(func(st *expectations.Store) { st.Lower(s.Owner, obj, expectations.OpCreate) })
 		}
 	case requests.VerbDelete:
-		if track && r.Resource != requests.ResourceControllerRevisions {
+		if track {
 			s.expect(func(st *expectations.Store) { st.ExpectDelete(s.Owner, obj, s.Now) })
 		}
 		err = s.delete(ctx, r)
