@@ -15,10 +15,12 @@
 // messages to send.
 //
 // A controller that imports the library sends the requests with its client
-// (see examples/kubecontroller), honouring two rules: the creates of one
+// (see examples/kubecontroller), honouring three rules: the creates of one
 // Batch may go concurrently, and after a batch with a failure no later batch
-// starts; any other failed request ends the round (the next reconcile plans
-// again from what the server then holds).
+// starts; any other failed request ends the action requests; the status
+// write (Action -1) is sent all the same, and the requests after it only when
+// it succeeded (World.ApplyAll does exactly this). The next reconcile plans
+// again from what the server then holds.
 //
 // World is the in-memory side: it holds model objects and applies requests
 // to them as the API server would (Apply), so the simulator and tests carry

@@ -117,32 +117,49 @@ func (w *World) Scenario(base *model.Scenario) *model.Scenario {
 	return s
 }
 
-// ApplyAll applies requests in order, as a controller sends them: the
-// creates of one batch are all attempted, no later batch starts after a
-// batch with a failure, and any other failure ends the round. It returns the
-// errors by request index (nil entries for requests that succeeded) and
-// whether the round ran to its end.
+// ErrNotSent marks, in ApplyAll's errors, a request that was not sent
+// because an earlier one failed.
+var ErrNotSent = errors.New("not sent: an earlier request of the round failed")
+
+// ApplyAll applies requests in order, as a controller sends them (see
+// Build): the creates of one batch are all attempted and no later batch
+// starts after a batch with a failure; any other failure ends the action
+// requests. The status write is sent all the same (upstream writes the
+// status of a round whose actions failed), and the requests that follow it
+// (podsToDelete, history) only when it succeeded. It returns the errors by
+// request index (nil for a request that succeeded, ErrNotSent for one that
+// was not sent) and whether every request succeeded.
 func (w *World) ApplyAll(reqs []Request) (errs []error, complete bool) {
 	errs = make([]error, len(reqs))
 	failedBatch := -1
+	stopped, statusFailed := false, false
 	complete = true
 	for i, r := range reqs {
-		if !complete || (r.Batch >= 0 && failedBatch >= 0 && r.Batch > failedBatch) {
-			errs[i] = &Error{Reason: ReasonConflict, Request: r.describe(), Message: "not sent: an earlier request of the round failed"}
+		status := r.Action == -1
+		trailing := afterStatus(r)
+		switch {
+		case trailing && statusFailed,
+			!status && !trailing && (stopped || r.Batch >= 0 && failedBatch >= 0 && r.Batch > failedBatch):
+			errs[i] = ErrNotSent
+			complete = false
 			continue
 		}
 		if err := w.Apply(r); err != nil {
 			errs[i] = err
-			if r.Batch >= 0 {
+			complete = false
+			switch {
+			case status:
+				statusFailed = true
+			case r.Batch >= 0:
 				if failedBatch < 0 {
 					failedBatch = r.Batch
 				}
-			} else {
-				complete = false
+			case !trailing:
+				stopped = true
 			}
 		}
 	}
-	return errs, complete && failedBatch < 0
+	return errs, complete
 }
 
 func (r *Request) describe() string {

@@ -410,7 +410,7 @@ func (g *gen) pod(i int, pl *podPlan, cur, upd revision, numNodes int) *model.Po
 	p := &model.Pod{
 		Name:              g.name + "-" + id,
 		Namespace:         g.ns,
-		UID:               fmt.Sprintf("%08x-%04x-4000-8000-%012x", uint32(o.Seed)^uint32(i), i&0xffff, uint64(i)),
+		UID:               fmt.Sprintf("%08x-%04x-4000-9000-%012x", uint32(o.Seed)^uint32(i), i&0xffff, uint64(i)),
 		CreationTimestamp: created,
 		OwnerReferences: []model.OwnerReference{{
 			APIVersion: orDefault(o.APIVersion, model.APIVersionV1beta1), Kind: "CloneSet",

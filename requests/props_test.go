@@ -1,0 +1,279 @@
+package requests_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/clonecore/cloneset/clonesetcore"
+	"github.com/clonecore/cloneset/model"
+	"github.com/clonecore/cloneset/requests"
+	"github.com/clonecore/cloneset/worldgen"
+)
+
+// worldFromBytes decodes a generated world's options from fuzz bytes, one
+// byte per decision (missing bytes read as 0), so that the fuzzer and rapid
+// share one generator.
+func worldFromBytes(data []byte) *model.Scenario {
+	i := 0
+	next := func(n int) int {
+		if n <= 0 {
+			return 0
+		}
+		var b byte
+		if i < len(data) {
+			b = data[i]
+		}
+		i++
+		return int(b) % n
+	}
+	pct := func(max int) float64 { return float64(next(max+1)) / 100 }
+	policies := []string{model.PolicyReCreate, model.PolicyInPlaceIfPossible, model.PolicyInPlaceOnly}
+	o := worldgen.Options{
+		Seed:                 int64(next(256)<<8 | next(256)),
+		Pods:                 next(25),
+		Rollout:              next(2) == 1,
+		Policy:               policies[next(3)],
+		Hooks:                next(2) == 1,
+		SpreadConstraints:    next(2) == 1,
+		UpdatePriority:       next(2) == 1,
+		SpecifiedDelete:      next(3),
+		PodsToDelete:         next(3),
+		VolumeClaimTemplates: next(3),
+		PVCReuse:             next(2) == 1,
+		OrphanPVCs:           next(3),
+		Terminating:          next(3),
+		MinReadySeconds:      int32(next(20)),
+		Paused:               next(4) == 0,
+		DeletionCosts:        pct(50),
+		Updated:              pct(100),
+		Hooked:               pct(50),
+		History:              next(4),
+	}
+	if next(2) == 1 {
+		o.APIVersion = model.APIVersionV1alpha1
+	}
+	if o.Policy != model.PolicyInPlaceOnly && next(2) == 1 {
+		o.MaxSurge = &model.IntOrPercent{IsString: true, Str: "25%"}
+	}
+	if next(2) == 1 {
+		o.Partition = &model.IntOrPercent{IsString: true, Str: "30%"}
+	}
+	if next(2) == 1 {
+		r := int32(next(40))
+		o.Replicas = &r
+	}
+	o.States = worldgen.States{PreparingDelete: pct(10), PreparingUpdate: pct(10), Updating: pct(10), Updated: pct(10)}
+	o.Readiness = worldgen.Readiness{Unscheduled: pct(10), Pending: pct(10), NotReady: pct(10), Maturing: pct(10)}
+	return worldgen.Generate(o)
+}
+
+// checkRound plans a world, builds its requests and checks them: every
+// request is well-formed, every one applies to the world (but for the
+// instance-id collision upstream has too), the round leaves no more active
+// pods than the budgets allow, and planning the world it left again repeats
+// no write of the round (idempotence).
+// tb is what checkRound needs of *testing.T and *rapid.T.
+type tb interface {
+	Helper()
+	Fatalf(format string, args ...any)
+}
+
+func checkRound(t tb, scn *model.Scenario) {
+	t.Helper()
+	plan, err := clonesetcore.Plan(scn)
+	if err != nil {
+		t.Fatalf("Plan: %v", err)
+	}
+	reqs, err := requests.Build(scn, plan)
+	if err != nil {
+		t.Fatalf("Build: %v", err)
+	}
+	for i, r := range reqs {
+		if err := wellFormed(r, len(plan.Actions)); err != nil {
+			t.Fatalf("request %d (%s %s %s): %v", i, r.Verb, r.Resource, r.Name, err)
+		}
+	}
+	before := activePods(scn.Pods)
+	w := requests.NewWorld(scn)
+	w.GracefulPodDeletion = true
+	errs, _ := w.ApplyAll(reqs)
+	for i, err := range errs {
+		if err != nil && err != requests.ErrNotSent && !(requests.ReasonOf(err) == requests.ReasonAlreadyExists && noted(plan, "AlreadyExists")) {
+			t.Fatalf("request %d (%s %s %s): %v", i, reqs[i].Verb, reqs[i].Resource, reqs[i].Name, err)
+		}
+	}
+	after := w.Scenario(scn)
+	if n, limit := activePods(after.Pods), max(before, plan.Budget.Replicas+plan.Budget.MaxSurge); n > limit {
+		t.Fatalf("%d active pods after the round, more than %d (replicas %d + maxSurge %d, or the %d before)", n, limit, plan.Budget.Replicas, plan.Budget.MaxSurge, before)
+	}
+	again, err := clonesetcore.Plan(after)
+	if err != nil {
+		t.Fatalf("Plan after the round: %v", err)
+	}
+	reqs2, err := requests.Build(after, again)
+	if err != nil {
+		t.Fatalf("Build after the round: %v", err)
+	}
+	done := map[string]bool{}
+	for i, r := range reqs {
+		if errs[i] == nil {
+			done[writeKey(r)] = true
+		}
+	}
+	for _, r := range reqs2 {
+		if r.Resource == requests.ResourceCloneSets && r.Subresource == requests.SubresourceStatus {
+			continue // the status is computed anew every round
+		}
+		if done[writeKey(r)] {
+			t.Fatalf("the next round repeats a finished write: %s %s %s %s", r.Verb, r.Resource, r.Name, r.Patch)
+		}
+	}
+}
+
+func noted(p *clonesetcore.Result, s string) bool {
+	for _, n := range p.Notes {
+		if strings.Contains(n, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func activePods(pods []*model.Pod) int {
+	n := 0
+	for _, p := range pods {
+		if p.IsActive() {
+			n++
+		}
+	}
+	return n
+}
+
+func writeKey(r requests.Request) string {
+	return fmt.Sprintf("%s %s/%s %s %s %s", r.Verb, r.Resource, r.Subresource, r.Name, r.Object, r.Patch)
+}
+
+var (
+	dnsSubdomain = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+	dnsLabel     = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+	jsonPatchOp  = map[string]bool{"add": true, "remove": true, "replace": true, "move": true, "copy": true, "test": true}
+)
+
+// wellFormed checks one request against the API's rules: a known verb and
+// resource, valid names, a create's object that round-trips through JSON and
+// names itself, a patch body that is valid JSON of its type, and batch and
+// action indexes in range.
+func wellFormed(r requests.Request, actions int) error {
+	if len(r.Name) > 253 || !dnsSubdomain.MatchString(r.Name) {
+		return fmt.Errorf("name %q is not a DNS subdomain", r.Name)
+	}
+	if len(r.Namespace) > 63 || !dnsLabel.MatchString(r.Namespace) {
+		return fmt.Errorf("namespace %q is not a DNS label", r.Namespace)
+	}
+	switch r.Resource {
+	case requests.ResourcePods, requests.ResourcePersistentVolumeClaims, requests.ResourceControllerRevisions, requests.ResourceCloneSets:
+	default:
+		return fmt.Errorf("unknown resource")
+	}
+	if r.Subresource != "" && (r.Subresource != requests.SubresourceStatus || r.Verb != requests.VerbPatch) {
+		return fmt.Errorf("subresource %q with %s", r.Subresource, r.Verb)
+	}
+	if r.Action < -1 || r.Action >= actions || r.Action == -1 && r.Subresource != requests.SubresourceStatus {
+		return fmt.Errorf("action index %d of %d", r.Action, actions)
+	}
+	if r.Batch < -1 || r.Batch >= 0 && r.Verb != requests.VerbCreate {
+		return fmt.Errorf("batch %d on a %s", r.Batch, r.Verb)
+	}
+	switch r.Verb {
+	case requests.VerbCreate:
+		if r.Patch != nil || r.PatchType != "" {
+			return fmt.Errorf("a create with a patch")
+		}
+		var obj map[string]any
+		if err := json.Unmarshal(r.Object, &obj); err != nil {
+			return fmt.Errorf("object: %v", err)
+		}
+		again, _ := json.Marshal(obj)
+		var back map[string]any
+		if err := json.Unmarshal(again, &back); err != nil || !jsonEqual(obj, back) {
+			return fmt.Errorf("the object does not round-trip through JSON")
+		}
+		meta, _ := obj["metadata"].(map[string]any)
+		if obj["apiVersion"] == nil || obj["kind"] == nil || meta["name"] != r.Name || meta["namespace"] != r.Namespace {
+			return fmt.Errorf("the object does not name itself as the request does")
+		}
+	case requests.VerbPatch:
+		var body any
+		if err := json.Unmarshal(r.Patch, &body); err != nil {
+			return fmt.Errorf("patch: %v", err)
+		}
+		switch r.PatchType {
+		case requests.PatchMerge, requests.PatchStrategicMerge:
+			if _, ok := body.(map[string]any); !ok {
+				return fmt.Errorf("a %s is not a JSON object", r.PatchType)
+			}
+			if r.PatchType == requests.PatchStrategicMerge && r.Resource == requests.ResourceCloneSets {
+				return fmt.Errorf("a strategic merge patch of a custom resource")
+			}
+		case requests.PatchJSON:
+			ops, ok := body.([]any)
+			if !ok || len(ops) == 0 {
+				return fmt.Errorf("a JSON patch is a non-empty list")
+			}
+			for _, o := range ops {
+				m, _ := o.(map[string]any)
+				p, _ := m["path"].(string)
+				if op, _ := m["op"].(string); !jsonPatchOp[op] || !strings.HasPrefix(p, "/") {
+					return fmt.Errorf("bad JSON patch operation %v", o)
+				}
+			}
+		default:
+			return fmt.Errorf("unknown patch type %q", r.PatchType)
+		}
+	case requests.VerbDelete:
+		if r.Object != nil || r.Patch != nil {
+			return fmt.Errorf("a delete with a body")
+		}
+	default:
+		return fmt.Errorf("unknown verb %q", r.Verb)
+	}
+	return nil
+}
+
+func jsonEqual(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return bytes.Equal(x, y)
+}
+
+// TestPropertyRequests checks checkRound on generated worlds.
+func TestPropertyRequests(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		data := rapid.SliceOfN(rapid.Byte(), 0, 48).Draw(rt, "decisions")
+		checkRound(rt, worldFromBytes(data))
+	})
+}
+
+// FuzzRequests checks checkRound on worlds decoded from the fuzz bytes (see
+// worldFromBytes).
+//
+// Run it with: go test -run=^$ -fuzz=FuzzRequests -fuzztime=5m ./requests/
+func FuzzRequests(f *testing.F) {
+	for _, seed := range [][]byte{
+		{},
+		{1, 2, 20, 1, 1, 1, 1, 1, 1, 1, 2, 1, 2, 1, 5, 0, 10, 50, 20, 2, 0, 1, 1, 1, 30},
+		{9, 9, 10, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 100, 0, 0, 1, 0, 0, 1, 5},
+		[]byte("a longer seed with many different decisions in it: 0123456789abcdef"),
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkRound(t, worldFromBytes(data))
+	})
+}
