@@ -85,24 +85,34 @@ type Sender struct {
 	Now time.Time
 }
 
-// Send sends reqs in order and reports what happened to each, with the two
-// rules of package requests: the creates of one slow-start batch
-// (Request.Batch) are all attempted, even when one fails, and after a batch
-// with a failure no later batch starts; any other failed request ends the
-// round (nothing after it is sent: the next reconcile plans again from what
-// the server then holds). The creates of a batch are sent one after the
-// other, which keeps the order of the writes, and the resourceVersions the
-// server hands out, deterministic; a controller may send them concurrently.
-// A delete that finds the object gone counts as done. The error joins the
-// failures (nil when none).
+// Send sends reqs in order and reports what happened to each, with the
+// rules of package requests (those of requests.World.ApplyAll): the creates
+// of one slow-start batch (Request.Batch) are all attempted, even when one
+// fails, and after a batch with a failure no later batch starts; any other
+// failed request ends the action requests; the status write (Action -1) is
+// sent all the same, as upstream writes the status of a round whose actions
+// failed, and the requests that follow it (the podsToDelete rewrite, the
+// history truncation) only when it succeeded. The next reconcile plans again
+// from what the server then holds.
+//
+// The creates of a batch are sent one after the other, which keeps the order
+// of the writes, and the resourceVersions the server hands out,
+// deterministic; a controller may send them concurrently. A delete that
+// finds the object gone counts as done. The error joins the failures (nil
+// when none).
 func (s *Sender) Send(ctx context.Context, reqs []requests.Request) ([]Outcome, error) {
 	out := make([]Outcome, len(reqs))
 	var errs []error
-	ended := false    // a request outside the batches failed
-	batchFailed := -1 // the first batch with a failure
+	stopped := false      // an action request outside the batches failed
+	statusFailed := false // the status write failed
+	batchFailed := -1     // the first batch with a failure
 	for i, r := range reqs {
 		out[i].Request = r
-		if ended || (r.Batch >= 0 && batchFailed >= 0 && r.Batch > batchFailed) {
+		status := r.Action == -1
+		trailing := afterStatus(r)
+		switch {
+		case trailing && statusFailed,
+			!status && !trailing && (stopped || r.Batch >= 0 && batchFailed >= 0 && r.Batch > batchFailed):
 			continue
 		}
 		out[i].Sent = true
@@ -112,13 +122,27 @@ func (s *Sender) Send(ctx context.Context, reqs []requests.Request) ([]Outcome, 
 		}
 		out[i].Err = err
 		errs = append(errs, err)
-		if r.Batch < 0 {
-			ended = true
-		} else if batchFailed < 0 {
-			batchFailed = r.Batch
+		switch {
+		case status:
+			statusFailed = true
+		case r.Batch >= 0:
+			if batchFailed < 0 {
+				batchFailed = r.Batch
+			}
+		case !trailing:
+			stopped = true
 		}
 	}
 	return out, errors.Join(errs...)
+}
+
+// afterStatus reports whether a request is one upstream sends only after a
+// successful status write: a CloneSet spec patch (the podsToDelete rewrite)
+// or a revision delete (history truncation). requests.Build puts them after
+// the status write.
+func afterStatus(r requests.Request) bool {
+	return r.Resource == requests.ResourceControllerRevisions && r.Verb == requests.VerbDelete ||
+		r.Resource == requests.ResourceCloneSets && r.Subresource == ""
 }
 
 // kindOf is the kind expectations follow for a resource ("" for none).

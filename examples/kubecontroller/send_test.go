@@ -136,7 +136,7 @@ func TestSendEndsTheRoundAtAFailedPatch(t *testing.T) {
 	if !apierrors.IsConflict(unwrapAll(err)) {
 		t.Fatalf("want a Conflict (stale resourceVersion), got %v", err)
 	}
-	if got, want := sentNames(out), []string{"patch web-a (failed)"}; !reflect.DeepEqual(got, want) {
+	if got, want := sentNames(out), []string{"patch web-a (failed)", "patch web"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("sent %v, want %v", got, want)
 	}
 }
@@ -235,4 +235,38 @@ func TestWithPreconditions(t *testing.T) {
 		t.Fatal("an unknown patch type was accepted")
 	}
 
+}
+
+func TestSendTrailingRequestsNeedTheStatusWrite(t *testing.T) {
+	status := requests.Request{Verb: requests.VerbPatch, Resource: requests.ResourceCloneSets, Subresource: requests.SubresourceStatus,
+		Namespace: "default", Name: "web", PatchType: requests.PatchMerge, Patch: json.RawMessage(`{"status":{"replicas":1}}`), Batch: -1, Action: -1}
+	rewrite := requests.Request{Verb: requests.VerbPatch, Resource: requests.ResourceCloneSets, Namespace: "default", Name: "web",
+		PatchType: requests.PatchMerge, Patch: json.RawMessage(`{"spec":{"scaleStrategy":{"podsToDelete":null}}}`), Batch: -1, Action: 2}
+	failing := requests.Request{Verb: requests.VerbPatch, Resource: requests.ResourcePods, Namespace: "default", Name: "missing",
+		PatchType: requests.PatchMerge, Patch: json.RawMessage(`{"metadata":{"labels":{"x":"y"}}}`), Batch: -1, Action: 0}
+	tests := []struct {
+		name   string
+		status requests.Request
+		want   []string
+	}{
+		{"a failed action: status and rewrite still sent", status, []string{"patch missing (failed)", "patch web", "patch web"}},
+		{"a failed status write: no rewrite", func() requests.Request {
+			st := status
+			st.Preconditions = &requests.Preconditions{UID: "other-uid"}
+			return st
+		}(), []string{"patch missing (failed)", "patch web (failed)"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			api := newAPIServer(fixedClock, existingCloneSet())
+			s := &Sender{Client: api, Owner: "default/web", Now: sendNow}
+			out, err := s.Send(context.Background(), []requests.Request{failing, tc.status, rewrite})
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if got := sentNames(out); !reflect.DeepEqual(got, tc.want) {
+				t.Fatalf("sent %v, want %v", got, tc.want)
+			}
+		})
+	}
 }
