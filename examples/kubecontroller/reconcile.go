@@ -39,7 +39,9 @@ type Reconciler struct {
 	// expectation and failed request.
 	Logf func(format string, args ...any)
 
-	// Last is the result of the latest reconcile, for tests and tools.
+	// Last is the result of the latest reconcile, for tests and tools
+	// (meaningful with one worker: a manager running several reconciles at
+	// once overwrites it concurrently).
 	Last Round
 }
 
