@@ -75,7 +75,9 @@ var ErrNoCloneSet = errors.New("scenario has no CloneSet")
 // pure: the same scenario gives the same plan, byte for byte, whatever the order
 // of the objects in it, and nothing outside the scenario (no clock) is read.
 //
-// A controller applies a plan in four steps:
+// Package requests turns a plan into the exact API requests that carry it
+// out (requests.Build) and says how to send them; a controller that does its
+// own writes applies a plan in four steps:
 //
 //  1. Apply Actions in order. CreatePod actions carry a Batch index: create the
 //     pods of one batch (in parallel if you like), and stop creating once a batch

@@ -19,7 +19,9 @@ import (
 // (see testdata/README.md for the coverage table). Every scenario NAME.yaml has
 // the plan it must produce in NAME.plan.json (the exact `plan -o json` output)
 // and, where ordering is the point, NAME.rank-deletion.json and/or
-// NAME.rank-update.json (the exact `rank --for ... -o json` output). A
+// NAME.rank-update.json (the exact `rank --for ... -o json` output), and,
+// for one scenario per kind of write, NAME.requests.json (the exact
+// `plan -o requests` output: the API requests that carry the plan out). A
 // multi-step scenario is a directory of worlds step-01.yaml, step-02.yaml, ...
 // along one rollout, each with its own goldens. A scenario with several
 // CloneSets (namespace/) has the same goldens, whose documents are lists
@@ -45,6 +47,7 @@ var goldenKinds = []goldenKind{
 	{".plan.json", []string{"plan", "-o", "json"}, true},
 	{".rank-deletion.json", []string{"rank", "--for", "deletion", "-o", "json"}, false},
 	{".rank-update.json", []string{"rank", "--for", "update", "-o", "json"}, false},
+	{".requests.json", []string{"plan", "-o", "requests"}, false},
 }
 
 // TestGolden replays every scenario of testdata/scenarios through the CLI and
