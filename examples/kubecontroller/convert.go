@@ -1,0 +1,694 @@
+package kubecontroller
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/clonecore/cloneset/model"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// The CloneSet kinds this controller reads: the OpenKruise API module is not
+// a dependency, so the CloneSet is an unstructured object of either version.
+var (
+	CloneSetV1beta1  = schema.GroupVersionKind{Group: "apps.kruise.io", Version: "v1beta1", Kind: "CloneSet"}
+	CloneSetV1alpha1 = schema.GroupVersionKind{Group: "apps.kruise.io", Version: "v1alpha1", Kind: "CloneSet"}
+)
+
+// Objects are the objects of one CloneSet as a controller lists them from its
+// cache: the CloneSet, and the pods, claims and revisions of its namespace
+// (Scenario keeps those that belong to it) and the nodes.
+type Objects struct {
+	CloneSet  *unstructured.Unstructured
+	Pods      []corev1.Pod
+	PVCs      []corev1.PersistentVolumeClaim
+	Revisions []appsv1.ControllerRevision
+	Nodes     []corev1.Node
+}
+
+// ScenarioOptions are the parts of a scenario that are not objects.
+type ScenarioOptions struct {
+	// Now is the planner's clock.
+	Now time.Time
+	// Gates are the controller's feature gates (model.DefaultFeatureGates
+	// when nil).
+	Gates *model.FeatureGates
+	// Controller are the controller-wide flags.
+	Controller model.ControllerFlags
+	// SkipBudgetRule accepts a CloneSet that breaks only the webhook's budget
+	// rule, as manifest.Options.SkipBudgetRule does.
+	SkipBudgetRule bool
+}
+
+// Scenario converts client objects into the library's model, exactly as the
+// manifest loader reads the same objects written as JSON: the CloneSet gets
+// its webhook defaults (and, for v1alpha1, the conversion to the internal
+// shape) and must pass the stored-object validation; pods and claims that
+// belong to something else are listed in SetAside; revisions of another
+// namespace too.
+func Scenario(objs Objects, opts ScenarioOptions) (*model.Scenario, error) {
+	if objs.CloneSet == nil {
+		return nil, errors.New("no CloneSet")
+	}
+	cs, err := CloneSetFromUnstructured(objs.CloneSet)
+	if err != nil {
+		return nil, err
+	}
+	if cs.Namespace == "" {
+		cs.Namespace = "default"
+	}
+	q := map[string]model.Quantity{}
+	pods := make([]*model.Pod, len(objs.Pods))
+	for i := range objs.Pods {
+		pods[i] = podFromObject(&objs.Pods[i], q)
+		if pods[i].Namespace == "" {
+			pods[i].Namespace = cs.Namespace
+		}
+	}
+	model.SetDefaults(cs)
+	model.ConvertV1alpha1(cs)
+	var errs []error
+	for _, fe := range model.ValidateStored(cs, pods) {
+		if opts.SkipBudgetRule && (fe.Rule == "A17" || fe.Rule == "B17") {
+			continue
+		}
+		errs = append(errs, fmt.Errorf("CloneSet %s/%s: %s", cs.Namespace, cs.Name, fe.Error()))
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+
+	scn := &model.Scenario{Now: opts.Now, Gates: model.DefaultFeatureGates(), Controller: opts.Controller, CloneSet: cs}
+	if opts.Gates != nil {
+		scn.Gates = *opts.Gates
+	}
+	for _, p := range pods {
+		if reason := podSetAside(cs, p); reason != "" {
+			scn.SetAside = append(scn.SetAside, model.SetAside{Kind: "Pod", Name: p.Name, Reason: reason})
+			continue
+		}
+		scn.Pods = append(scn.Pods, p)
+	}
+	for i := range objs.PVCs {
+		c := PVCFromObject(&objs.PVCs[i])
+		if c.Namespace == "" {
+			c.Namespace = cs.Namespace
+		}
+		if reason := pvcSetAside(cs, c, scn.Pods); reason != "" {
+			scn.SetAside = append(scn.SetAside, model.SetAside{Kind: "PersistentVolumeClaim", Name: c.Name, Reason: reason})
+			continue
+		}
+		scn.PVCs = append(scn.PVCs, c)
+	}
+	for i := range objs.Revisions {
+		o := &objs.Revisions[i]
+		r, err := RevisionFromObject(o)
+		if err != nil {
+			return nil, err
+		}
+		if ns := o.Namespace; ns != "" && ns != cs.Namespace {
+			scn.SetAside = append(scn.SetAside, model.SetAside{Kind: "ControllerRevision", Name: r.Name,
+				Reason: fmt.Sprintf("in namespace %q, the CloneSet is in %q", ns, cs.Namespace)})
+			continue
+		}
+		scn.Revisions = append(scn.Revisions, r)
+	}
+	for i := range objs.Nodes {
+		scn.Nodes = append(scn.Nodes, NodeFromObject(&objs.Nodes[i]))
+	}
+	return scn, nil
+}
+
+// podSetAside is the reason a pod does not belong to the CloneSet ("" when
+// it does): the rules of the manifest loader (scenario-format section 1).
+func podSetAside(cs *model.CloneSet, p *model.Pod) string {
+	ref := model.ControllerRef(p.OwnerReferences)
+	switch {
+	case p.Namespace != cs.Namespace:
+		return fmt.Sprintf("in namespace %q, the CloneSet is in %q", p.Namespace, cs.Namespace)
+	case ref != nil && !ref.OwnedBy(cs):
+		return fmt.Sprintf("controlled by %s %s", ref.Kind, ref.Name)
+	case ref != nil:
+		return ""
+	case !cs.Spec.Selector.Matches(p.Labels):
+		return "orphan pod not matched by the CloneSet's selector"
+	case !p.DeletionTimestamp.IsZero():
+		return "orphan pod being deleted: the controller does not adopt it"
+	case !cs.DeletionTimestamp.IsZero():
+		return "orphan pod: the CloneSet is being deleted and adopts nothing"
+	}
+	return ""
+}
+
+// pvcSetAside is podSetAside for a claim: it belongs to the CloneSet or to
+// one of the CloneSet's pods.
+func pvcSetAside(cs *model.CloneSet, c *model.PVC, pods []*model.Pod) string {
+	ref := model.ControllerRef(c.OwnerReferences)
+	switch {
+	case c.Namespace != cs.Namespace:
+		return fmt.Sprintf("in namespace %q, the CloneSet is in %q", c.Namespace, cs.Namespace)
+	case ref == nil:
+		return "no controller owner reference"
+	case ref.OwnedBy(cs):
+		return ""
+	case ref.Kind == "Pod" && ownedByPod(ref, pods):
+		return ""
+	}
+	return fmt.Sprintf("controlled by %s %s", ref.Kind, ref.Name)
+}
+
+func ownedByPod(ref *model.OwnerReference, pods []*model.Pod) bool {
+	for _, p := range pods {
+		if ref.UID != "" && p.UID != "" {
+			if ref.UID == p.UID {
+				return true
+			}
+			continue
+		}
+		if ref.Name == p.Name {
+			return true
+		}
+	}
+	return false
+}
+
+// --- typed objects ---------------------------------------------------------
+
+// nonEmpty returns m, or nil when m is empty (a JSON encoder omits it).
+func nonEmpty(m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return nil
+	}
+	return m
+}
+
+// timeOf returns a metav1 time as the API carries it: UTC, whole seconds
+// (zero when unset).
+func timeOf(t metav1.Time) time.Time {
+	if t.IsZero() {
+		return time.Time{}
+	}
+	return t.UTC().Truncate(time.Second)
+}
+
+func timePtr(t *metav1.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return timeOf(*t)
+}
+
+func owners(refs []metav1.OwnerReference) []model.OwnerReference {
+	if len(refs) == 0 {
+		return nil
+	}
+	out := make([]model.OwnerReference, len(refs))
+	for i, r := range refs {
+		out[i] = model.OwnerReference{
+			APIVersion: r.APIVersion, Kind: r.Kind, Name: r.Name, UID: string(r.UID),
+			Controller: r.Controller != nil && *r.Controller,
+		}
+	}
+	return out
+}
+
+// PodFromObject converts a Pod into the model's pod.
+func PodFromObject(p *corev1.Pod) *model.Pod { return podFromObject(p, nil) }
+
+func podFromObject(p *corev1.Pod, q map[string]model.Quantity) *model.Pod {
+	out := &model.Pod{
+		Name:              p.Name,
+		Namespace:         p.Namespace,
+		UID:               string(p.UID),
+		ResourceVersion:   p.ResourceVersion,
+		Labels:            nonEmpty(p.Labels),
+		Annotations:       nonEmpty(p.Annotations),
+		CreationTimestamp: timeOf(p.CreationTimestamp),
+		DeletionTimestamp: timePtr(p.DeletionTimestamp),
+		OwnerReferences:   owners(p.OwnerReferences),
+		Spec:              podSpec(&p.Spec, q),
+	}
+	if len(p.Finalizers) > 0 {
+		out.Finalizers = append([]string(nil), p.Finalizers...)
+	}
+	st := &p.Status
+	out.Status.Phase = string(st.Phase)
+	for _, c := range st.Conditions {
+		out.Status.Conditions = append(out.Status.Conditions, model.PodCondition{
+			Type: string(c.Type), Status: string(c.Status), Reason: c.Reason, Message: c.Message,
+			LastTransitionTime: timeOf(c.LastTransitionTime),
+		})
+	}
+	out.Status.ContainerStatuses = containerStatuses(st.ContainerStatuses, q)
+	out.Status.InitContainerStatuses = containerStatuses(st.InitContainerStatuses, q)
+	return out
+}
+
+func podSpec(s *corev1.PodSpec, q map[string]model.Quantity) model.PodSpec {
+	out := model.PodSpec{
+		NodeName:       s.NodeName,
+		Containers:     containers(s.Containers, q),
+		InitContainers: containers(s.InitContainers, q),
+		RestartPolicy:  string(s.RestartPolicy),
+	}
+	for _, g := range s.ReadinessGates {
+		out.ReadinessGates = append(out.ReadinessGates, string(g.ConditionType))
+	}
+	for _, c := range s.TopologySpreadConstraints {
+		out.TopologySpreadConstraints = append(out.TopologySpreadConstraints, model.TopologySpreadConstraint{TopologyKey: c.TopologyKey})
+	}
+	for _, v := range s.Volumes {
+		out.Volumes = append(out.Volumes, v.Name)
+	}
+	if s.ActiveDeadlineSeconds != nil {
+		x := *s.ActiveDeadlineSeconds
+		out.ActiveDeadlineSeconds = &x
+	}
+	return out
+}
+
+func containers(list []corev1.Container, q map[string]model.Quantity) []model.Container {
+	if len(list) == 0 {
+		return nil
+	}
+	out := make([]model.Container, len(list))
+	for i := range list {
+		c := &list[i]
+		mc := model.Container{Name: c.Name, Image: c.Image, Resources: resources(&c.Resources, q)}
+		if c.RestartPolicy != nil {
+			mc.RestartPolicy = string(*c.RestartPolicy)
+		}
+		for _, e := range c.Env {
+			ev := model.EnvVar{Name: e.Name, Value: e.Value, HasValue: e.Value != ""}
+			if e.ValueFrom != nil && e.ValueFrom.FieldRef != nil {
+				ev.FieldPath = e.ValueFrom.FieldRef.FieldPath
+			}
+			mc.Env = append(mc.Env, ev)
+		}
+		for _, r := range c.ResizePolicy {
+			mc.ResizePolicy = append(mc.ResizePolicy, model.ContainerResizePolicy{
+				ResourceName: string(r.ResourceName), RestartPolicy: string(r.RestartPolicy),
+			})
+		}
+		out[i] = mc
+	}
+	return out
+}
+
+func resources(r *corev1.ResourceRequirements, q map[string]model.Quantity) model.ResourceRequirements {
+	return model.ResourceRequirements{Limits: quantities(r.Limits, q), Requests: quantities(r.Requests, q)}
+}
+
+// quantities converts a resource list; q caches parsed quantities by text
+// (nil: no cache).
+func quantities(l corev1.ResourceList, q map[string]model.Quantity) map[string]model.Quantity {
+	if len(l) == 0 {
+		return nil
+	}
+	out := make(map[string]model.Quantity, len(l))
+	for name, v := range l {
+		text := v.String()
+		mq, ok := q[text]
+		if !ok {
+			var err error
+			if mq, err = model.ParseQuantity(text); err != nil {
+				continue // a resource.Quantity always renders a valid quantity
+			}
+			if q != nil {
+				q[text] = mq
+			}
+		}
+		out[string(name)] = mq
+	}
+	return out
+}
+
+func containerStatuses(list []corev1.ContainerStatus, q map[string]model.Quantity) []model.ContainerStatus {
+	if len(list) == 0 {
+		return nil
+	}
+	out := make([]model.ContainerStatus, len(list))
+	for i := range list {
+		c := &list[i]
+		out[i] = model.ContainerStatus{
+			Name: c.Name, Image: c.Image, ImageID: c.ImageID, ContainerID: c.ContainerID,
+			Ready: c.Ready, RestartCount: c.RestartCount,
+		}
+		if c.Resources != nil {
+			r := resources(c.Resources, q)
+			out[i].Resources = &r
+		}
+	}
+	return out
+}
+
+// PVCFromObject converts a PersistentVolumeClaim into the model's claim.
+func PVCFromObject(c *corev1.PersistentVolumeClaim) *model.PVC {
+	out := &model.PVC{
+		Name:              c.Name,
+		Namespace:         c.Namespace,
+		UID:               string(c.UID),
+		ResourceVersion:   c.ResourceVersion,
+		Labels:            nonEmpty(c.Labels),
+		Annotations:       nonEmpty(c.Annotations),
+		OwnerReferences:   owners(c.OwnerReferences),
+		DeletionTimestamp: timePtr(c.DeletionTimestamp),
+	}
+	if s, ok := c.Spec.Resources.Requests[corev1.ResourceStorage]; ok {
+		out.StorageRequest = s.String()
+	}
+	return out
+}
+
+// NodeFromObject converts a Node into the model's node.
+func NodeFromObject(n *corev1.Node) *model.Node {
+	return &model.Node{Name: n.Name, Labels: nonEmpty(n.Labels)}
+}
+
+// RevisionFromObject converts a ControllerRevision into the model's revision:
+// its data (the CloneSet patch upstream stores, JSON) is decoded once, and
+// the template under data.spec.template is read as the loader reads it.
+func RevisionFromObject(r *appsv1.ControllerRevision) (*model.Revision, error) {
+	out := &model.Revision{
+		Name:              r.Name,
+		UID:               string(r.UID),
+		ResourceVersion:   r.ResourceVersion,
+		Revision:          r.Revision,
+		CreationTimestamp: timeOf(r.CreationTimestamp),
+		Labels:            nonEmpty(r.Labels),
+		Annotations:       nonEmpty(r.Annotations),
+	}
+	var data any
+	switch {
+	case len(r.Data.Raw) > 0:
+		dec := json.NewDecoder(bytes.NewReader(r.Data.Raw))
+		dec.UseNumber()
+		if err := dec.Decode(&data); err != nil {
+			return nil, fmt.Errorf("ControllerRevision %s/%s: data: %v", r.Namespace, r.Name, err)
+		}
+	case r.Data.Object != nil:
+		u, ok := r.Data.Object.(*unstructured.Unstructured)
+		if !ok {
+			return nil, fmt.Errorf("ControllerRevision %s/%s: data: an object of type %T (want raw JSON)", r.Namespace, r.Name, r.Data.Object)
+		}
+		var err error
+		if data, err = jsonTree(u.Object); err != nil {
+			return nil, fmt.Errorf("ControllerRevision %s/%s: data: %v", r.Namespace, r.Name, err)
+		}
+	}
+	d := &treeDecoder{object: "ControllerRevision " + r.Namespace + "/" + r.Name, quantities: map[string]model.Quantity{}}
+	tv := node{d: d, v: data, path: "data"}.get("spec").get("template")
+	if tv.present() {
+		out.Template = decodeTemplate(tv)
+		out.HasTemplate = out.Template.Raw != nil
+	}
+	return out, d.err()
+}
+
+// --- the CloneSet ------------------------------------------------------------
+
+// CloneSetFromUnstructured converts a CloneSet of either API version into
+// the model as written: no defaults, no conversion (Scenario applies them).
+func CloneSetFromUnstructured(u *unstructured.Unstructured) (*model.CloneSet, error) {
+	apiVersion := u.GetAPIVersion()
+	if apiVersion != model.APIVersionV1alpha1 && apiVersion != model.APIVersionV1beta1 {
+		return nil, fmt.Errorf("CloneSet %s/%s: apiVersion %q (want %s or %s)", u.GetNamespace(), u.GetName(), apiVersion, model.APIVersionV1alpha1, model.APIVersionV1beta1)
+	}
+	t, err := jsonTree(u.Object)
+	if err != nil {
+		return nil, fmt.Errorf("CloneSet %s/%s: %v", u.GetNamespace(), u.GetName(), err)
+	}
+	d := &treeDecoder{object: "CloneSet " + u.GetNamespace() + "/" + u.GetName(), quantities: map[string]model.Quantity{}}
+	cs := decodeCloneSet(node{d: d, v: t}, apiVersion)
+	if cs.Name == "" {
+		d.errorf("metadata.name", "required")
+	}
+	return cs, d.err()
+}
+
+func decodeMeta(v node) (m struct {
+	name, namespace, uid, rv string
+	generation               int64
+	labels, annotations      map[string]string
+	deletion                 time.Time
+}) {
+	md := v.get("metadata")
+	md.object()
+	m.name = md.get("name").str()
+	m.namespace = md.get("namespace").str()
+	m.uid = md.get("uid").str()
+	m.rv = md.get("resourceVersion").str()
+	m.generation = md.get("generation").int64()
+	m.labels = md.get("labels").stringMap()
+	m.annotations = md.get("annotations").stringMap()
+	m.deletion = md.get("deletionTimestamp").timestamp()
+	return m
+}
+
+func decodeCloneSet(v node, apiVersion string) *model.CloneSet {
+	m := decodeMeta(v)
+	cs := &model.CloneSet{
+		APIVersion: apiVersion, Name: m.name, Namespace: m.namespace, UID: m.uid,
+		ResourceVersion: m.rv, Generation: m.generation, Labels: m.labels,
+		Annotations: m.annotations, DeletionTimestamp: m.deletion,
+	}
+	sp := v.get("spec")
+	sp.object()
+	spec := &cs.Spec
+	spec.Replicas = sp.get("replicas").int32Ptr()
+	spec.Selector = decodeLabelSelector(sp.get("selector"))
+	spec.Template = decodeTemplate(sp.get("template"))
+	for _, t := range sp.get("volumeClaimTemplates").items() {
+		raw, ok := t.object()
+		if !ok {
+			continue
+		}
+		md := t.get("metadata")
+		md.object()
+		spec.VolumeClaimTemplates = append(spec.VolumeClaimTemplates, model.VolumeClaimTemplate{
+			Name:           md.get("name").str(),
+			Labels:         md.get("labels").stringMap(),
+			Annotations:    md.get("annotations").stringMap(),
+			StorageRequest: t.get("spec").get("resources").get("requests").get("storage").quantityText(),
+			Raw:            raw,
+		})
+	}
+
+	ss := sp.get("scaleStrategy")
+	ss.object()
+	spec.ScaleStrategy.PodsToDelete = ss.get("podsToDelete").stringList()
+	spec.ScaleStrategy.MaxUnavailable = ss.get("maxUnavailable").intOrPercent()
+	us := sp.get("updateStrategy")
+	us.object()
+	if apiVersion == model.APIVersionV1beta1 {
+		spec.ScaleStrategy.EnablePVCReuse = ss.get("enablePVCReuse").boolean()
+		spec.ScaleStrategy.ExcludePreparingDelete = ss.get("excludePreparingDelete").boolean()
+		spec.UpdateStrategy.Type = us.get("type").str()
+		if ru := us.get("rollingUpdate"); ru.present() {
+			if _, ok := ru.object(); ok {
+				r := decodeStrategyBody(ru)
+				r.PodUpdatePolicy = ru.get("podUpdatePolicy").str()
+				spec.UpdateStrategy.RollingUpdate = &r
+			}
+		}
+	} else {
+		cs.V1alpha1 = &model.V1alpha1Fields{
+			UpdateStrategyType: us.get("type").str(),
+			UpdateStrategy:     decodeStrategyBody(us),
+			DisablePVCReuse:    ss.get("disablePVCReuse").boolean(),
+		}
+	}
+	spec.RevisionHistoryLimit = sp.get("revisionHistoryLimit").int32Ptr()
+	spec.MinReadySeconds = sp.get("minReadySeconds").int32()
+	spec.ProgressDeadlineSeconds = sp.get("progressDeadlineSeconds").int32Ptr()
+	if lc := sp.get("lifecycle"); lc.present() {
+		if _, ok := lc.object(); ok {
+			spec.Lifecycle = &model.Lifecycle{
+				PreDelete:     decodeHook(lc.get("preDelete")),
+				InPlaceUpdate: decodeHook(lc.get("inPlaceUpdate")),
+				PreNormal:     decodeHook(lc.get("preNormal")),
+			}
+		}
+	}
+
+	st := v.get("status")
+	st.object()
+	status := &cs.Status
+	status.ObservedGeneration = st.get("observedGeneration").int64()
+	status.Replicas = st.get("replicas").int32()
+	status.ReadyReplicas = st.get("readyReplicas").int32()
+	status.AvailableReplicas = st.get("availableReplicas").int32()
+	status.UpdatedReplicas = st.get("updatedReplicas").int32()
+	status.UpdatedReadyReplicas = st.get("updatedReadyReplicas").int32()
+	status.UpdatedAvailableReplicas = st.get("updatedAvailableReplicas").int32()
+	status.ExpectedUpdatedReplicas = st.get("expectedUpdatedReplicas").int32()
+	status.CurrentRevision = st.get("currentRevision").str()
+	status.UpdateRevision = st.get("updateRevision").str()
+	status.CollisionCount = st.get("collisionCount").int32Ptr()
+	status.LabelSelector = st.get("labelSelector").str()
+	for _, c := range st.get("conditions").items() {
+		status.Conditions = append(status.Conditions, model.CloneSetCondition{
+			Type:               c.get("type").str(),
+			Status:             c.get("status").str(),
+			Reason:             c.get("reason").str(),
+			Message:            c.get("message").str(),
+			LastUpdateTime:     c.get("lastUpdateTime").timestamp(),
+			LastTransitionTime: c.get("lastTransitionTime").timestamp(),
+		})
+	}
+	return cs
+}
+
+func decodeStrategyBody(v node) model.RollingUpdateStrategy {
+	r := model.RollingUpdateStrategy{
+		Partition:      v.get("partition").intOrPercent(),
+		MaxUnavailable: v.get("maxUnavailable").intOrPercent(),
+		MaxSurge:       v.get("maxSurge").intOrPercent(),
+		Paused:         v.get("paused").boolean(),
+	}
+	if ps := v.get("priorityStrategy"); ps.present() {
+		if _, ok := ps.object(); ok {
+			p := &model.UpdatePriorityStrategy{}
+			for _, w := range ps.get("weightPriority").items() {
+				term := model.UpdatePriorityWeightTerm{Weight: w.get("weight").int32()}
+				if s := decodeLabelSelector(w.get("matchSelector")); s != nil {
+					term.MatchSelector = *s
+				}
+				p.WeightPriority = append(p.WeightPriority, term)
+			}
+			for _, o := range ps.get("orderPriority").items() {
+				p.OrderPriority = append(p.OrderPriority, model.UpdatePriorityOrderTerm{OrderedKey: o.get("orderedKey").str()})
+			}
+			r.PriorityStrategy = p
+		}
+	}
+	for _, t := range v.get("scatterStrategy").items() {
+		r.ScatterStrategy = append(r.ScatterStrategy, model.ScatterTerm{Key: t.get("key").str(), Value: t.get("value").str()})
+	}
+	if ip := v.get("inPlaceUpdateStrategy"); ip.present() {
+		if _, ok := ip.object(); ok {
+			r.InPlaceUpdateStrategy = &model.InPlaceUpdateStrategy{
+				GracePeriodSeconds:                  ip.get("gracePeriodSeconds").int32(),
+				ImagePreDownloadParallelism:         ip.get("imagePreDownloadParallelism").intOrPercent(),
+				ImagePreDownloadTimeoutSeconds:      ip.get("imagePreDownloadTimeoutSeconds").int32Ptr(),
+				ImagePreDownloadMinUpdatedReadyPods: ip.get("imagePreDownloadMinUpdatedReadyPods").int32Ptr(),
+			}
+		}
+	}
+	return r
+}
+
+func decodeHook(v node) *model.LifecycleHook {
+	if _, ok := v.object(); !ok {
+		return nil
+	}
+	return &model.LifecycleHook{
+		LabelsHandler:     v.get("labelsHandler").stringMap(),
+		FinalizersHandler: v.get("finalizersHandler").stringList(),
+		MarkPodNotReady:   v.get("markPodNotReady").boolean(),
+	}
+}
+
+func decodeLabelSelector(v node) *model.LabelSelector {
+	if _, ok := v.object(); !ok {
+		return nil
+	}
+	s := &model.LabelSelector{MatchLabels: v.get("matchLabels").stringMap()}
+	for _, e := range v.get("matchExpressions").items() {
+		s.MatchExpressions = append(s.MatchExpressions, model.LabelSelectorRequirement{
+			Key:      e.get("key").str(),
+			Operator: e.get("operator").str(),
+			Values:   e.get("values").stringList(),
+		})
+	}
+	return s
+}
+
+// decodeTemplate reads a pod template: typed fields and the raw tree (its
+// "$patch" member, which stored revisions carry, removed).
+func decodeTemplate(v node) model.PodTemplate {
+	var t model.PodTemplate
+	raw, ok := v.object()
+	if !ok {
+		return t
+	}
+	md := v.get("metadata")
+	md.object()
+	t.Labels = md.get("labels").stringMap()
+	t.Annotations = md.get("annotations").stringMap()
+	t.Spec = decodePodSpec(v.get("spec"))
+	if _, has := raw["$patch"]; has {
+		c := make(map[string]any, len(raw))
+		for k, x := range raw {
+			c[k] = x
+		}
+		delete(c, "$patch")
+		raw = c
+	}
+	t.Raw = raw
+	return t
+}
+
+func decodePodSpec(v node) model.PodSpec {
+	var s model.PodSpec
+	if _, ok := v.object(); !ok {
+		return s
+	}
+	s.NodeName = v.get("nodeName").str()
+	s.Containers = decodeContainers(v.get("containers"))
+	s.InitContainers = decodeContainers(v.get("initContainers"))
+	for _, g := range v.get("readinessGates").items() {
+		s.ReadinessGates = append(s.ReadinessGates, g.get("conditionType").str())
+	}
+	for _, c := range v.get("topologySpreadConstraints").items() {
+		s.TopologySpreadConstraints = append(s.TopologySpreadConstraints, model.TopologySpreadConstraint{TopologyKey: c.get("topologyKey").str()})
+	}
+	for _, vol := range v.get("volumes").items() {
+		s.Volumes = append(s.Volumes, vol.get("name").str())
+	}
+	s.RestartPolicy = v.get("restartPolicy").str()
+	s.ActiveDeadlineSeconds = v.get("activeDeadlineSeconds").int64Ptr()
+	return s
+}
+
+func decodeContainers(v node) []model.Container {
+	var out []model.Container
+	for _, c := range v.items() {
+		if _, ok := c.object(); !ok {
+			continue
+		}
+		ct := model.Container{
+			Name:  c.get("name").str(),
+			Image: c.get("image").str(),
+			Resources: model.ResourceRequirements{
+				Limits:   c.get("resources").get("limits").quantityMap(),
+				Requests: c.get("resources").get("requests").quantityMap(),
+			},
+			RestartPolicy: c.get("restartPolicy").str(),
+		}
+		for _, e := range c.get("env").items() {
+			ev := model.EnvVar{Name: e.get("name").str()}
+			if val := e.get("value"); val.present() {
+				ev.Value = val.str()
+				ev.HasValue = true
+			}
+			ev.FieldPath = e.get("valueFrom").get("fieldRef").get("fieldPath").str()
+			ct.Env = append(ct.Env, ev)
+		}
+		for _, r := range c.get("resizePolicy").items() {
+			ct.ResizePolicy = append(ct.ResizePolicy, model.ContainerResizePolicy{
+				ResourceName:  r.get("resourceName").str(),
+				RestartPolicy: r.get("restartPolicy").str(),
+			})
+		}
+		out = append(out, ct)
+	}
+	return out
+}

@@ -1,0 +1,24 @@
+// Package kubecontroller is a reference CloneSet controller on
+// controller-runtime: the library decides, this package reads and writes.
+//
+// It is its own Go module, so that the library keeps no Kubernetes
+// dependency. The OpenKruise API module is not a dependency either: the
+// CloneSet is read as an unstructured object, of apps.kruise.io/v1beta1 or
+// v1alpha1.
+//
+// One reconcile (Reconciler.Reconcile):
+//
+//  1. reads the CloneSet and lists its pods, claims and revisions and the
+//     nodes from the client (the manager's cache);
+//  2. checks the expectations (package expectations of the library): a pod
+//     or claim it created or deleted, or a pod it patched, that the cache
+//     does not show yet blocks the round, which is requeued;
+//  3. converts the objects into the library's model (Scenario, written
+//     directly against the client types) and plans (clonesetcore.Plan);
+//  4. turns the plan into API requests (requests.Build) and sends them in
+//     order (Sender): creates batch by batch, stopping after a batch with a
+//     failure; patches with their patch types and preconditions; deletes
+//     with their UID preconditions; the status through the status
+//     subresource;
+//  5. returns the plan's requeue.
+package kubecontroller

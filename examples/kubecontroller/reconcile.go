@@ -1,0 +1,240 @@
+package kubecontroller
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/clonecore/cloneset/clonesetcore"
+	"github.com/clonecore/cloneset/expectations"
+	"github.com/clonecore/cloneset/model"
+	"github.com/clonecore/cloneset/requests"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+// Reconciler reconciles CloneSets with the library's planner.
+type Reconciler struct {
+	// Client reads the objects (from the manager's cache) and writes them
+	// (to the API server).
+	Client client.Client
+	// CloneSetGVK is the version the CloneSet is read and patched in:
+	// CloneSetV1beta1 (the default when empty) or CloneSetV1alpha1.
+	CloneSetGVK schema.GroupVersionKind
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+	// Gates are the feature gates (upstream's defaults when nil).
+	Gates *model.FeatureGates
+	// Expectations are shared by all reconciles (created on first use).
+	Expectations *Expectations
+	// Logf, when set, receives a line per blocked round, dropped
+	// expectation and failed request.
+	Logf func(format string, args ...any)
+
+	// Last is the result of the latest reconcile, for tests and tools
+	// (meaningful with one worker: a manager running several reconciles at
+	// once overwrites it concurrently).
+	Last Round
+}
+
+// Round is what one reconcile did.
+type Round struct {
+	// Blocked lists the expectations that kept the round from planning.
+	Blocked []expectations.Expectation
+	// Plan is the plan (nil when the round did not plan).
+	Plan *clonesetcore.Result
+	// Outcomes are the requests of the plan and what became of them.
+	Outcomes []Outcome
+}
+
+// Sent returns the number of requests sent.
+func (r Round) Sent() int {
+	n := 0
+	for _, o := range r.Outcomes {
+		if o.Sent {
+			n++
+		}
+	}
+	return n
+}
+
+func (r *Reconciler) gvk() schema.GroupVersionKind {
+	if r.CloneSetGVK.Empty() {
+		return CloneSetV1beta1
+	}
+	return r.CloneSetGVK
+}
+
+func (r *Reconciler) now() time.Time {
+	if r.Now == nil {
+		return time.Now()
+	}
+	return r.Now()
+}
+
+func (r *Reconciler) logf(format string, args ...any) {
+	if r.Logf != nil {
+		r.Logf(format, args...)
+	}
+}
+
+// SetupWithManager registers the reconciler with a manager: it watches the
+// CloneSets (unstructured, of the reconciler's version) and the pods and
+// claims they own.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	cs := &unstructured.Unstructured{}
+	cs.SetGroupVersionKind(r.gvk())
+	return ctrl.NewControllerManagedBy(mgr).
+		For(cs).
+		Owns(&corev1.Pod{}).
+		Owns(&corev1.PersistentVolumeClaim{}).
+		Watches(&appsv1.ControllerRevision{}, handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), cs, handler.OnlyControllerOwner())).
+		Complete(r)
+}
+
+// Reconcile runs one round for the CloneSet req names: read, check the
+// expectations, plan, send, and requeue as the plan asks.
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	r.Last = Round{}
+	if r.Expectations == nil {
+		r.Expectations = NewExpectations(0)
+	}
+	now := r.now()
+	owner := req.String()
+
+	cs := &unstructured.Unstructured{}
+	cs.SetGroupVersionKind(r.gvk())
+	if err := r.Client.Get(ctx, req.NamespacedName, cs); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.Expectations.Do(func(s *expectations.Store) { s.Forget(owner) })
+			return reconcile.Result{}, nil
+		}
+		return reconcile.Result{}, err
+	}
+	objs, err := r.List(ctx, cs)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+
+	// Writes of earlier rounds the cache does not show yet block this one.
+	verdict := r.Expectations.Satisfied(owner, now, Lookup(objs))
+	for _, e := range verdict.Dropped {
+		r.logf("%s: gave up waiting for the %s of %s", owner, e.Op, e.Object)
+	}
+	if !verdict.Satisfied {
+		r.Last.Blocked = verdict.Pending
+		r.logf("%s: waiting for the cache to show %d write(s), first %s of %s", owner, len(verdict.Pending), verdict.Pending[0].Op, verdict.Pending[0].Object)
+		return reconcile.Result{RequeueAfter: verdict.RequeueAfter}, nil
+	}
+
+	scn, err := Scenario(objs, ScenarioOptions{Now: now, Gates: r.Gates})
+	if err != nil {
+		return reconcile.Result{}, reconcile.TerminalError(err)
+	}
+	plan, err := clonesetcore.Plan(scn)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	r.Last.Plan = plan
+	reqs, err := requests.Build(scn, plan)
+	if err != nil {
+		return reconcile.Result{}, fmt.Errorf("%s: requests of the plan: %w", owner, err)
+	}
+	sender := &Sender{Client: r.Client, CloneSetGVK: r.gvk(), Expectations: r.Expectations, Owner: owner, Now: now}
+	outcomes, err := sender.Send(ctx, reqs)
+	r.Last.Outcomes = outcomes
+	if err != nil {
+		r.logf("%s: %v", owner, err)
+		return reconcile.Result{}, err
+	}
+	return reconcile.Result{RequeueAfter: plan.RequeueAfter()}, nil
+}
+
+// List reads the CloneSet's objects: the pods, claims and revisions of its
+// namespace (revisions: those it controls, and orphans its selector
+// matches) and the nodes. A production controller would list pods and
+// claims through a cache index on the owner; the whole namespace keeps this
+// example short.
+func (r *Reconciler) List(ctx context.Context, cs *unstructured.Unstructured) (Objects, error) {
+	objs := Objects{CloneSet: cs}
+	ns := client.InNamespace(cs.GetNamespace())
+	var pods corev1.PodList
+	if err := r.Client.List(ctx, &pods, ns); err != nil {
+		return objs, err
+	}
+	objs.Pods = pods.Items
+	var pvcs corev1.PersistentVolumeClaimList
+	if err := r.Client.List(ctx, &pvcs, ns); err != nil {
+		return objs, err
+	}
+	objs.PVCs = pvcs.Items
+	var revs appsv1.ControllerRevisionList
+	if err := r.Client.List(ctx, &revs, ns); err != nil {
+		return objs, err
+	}
+	sel := selectorOf(cs)
+	for _, rev := range revs.Items {
+		ref := controllerOf(rev.OwnerReferences)
+		switch {
+		case ref != nil && ref.UID == cs.GetUID() && ref.Kind == "CloneSet":
+		case ref == nil && sel != nil && sel.Matches(rev.Labels):
+		default:
+			continue
+		}
+		objs.Revisions = append(objs.Revisions, rev)
+	}
+	var nodes corev1.NodeList
+	if err := r.Client.List(ctx, &nodes); err != nil {
+		return objs, err
+	}
+	objs.Nodes = nodes.Items
+	return objs, nil
+}
+
+// selectorOf reads the CloneSet's selector (nil when it has none or it
+// does not parse).
+func selectorOf(cs *unstructured.Unstructured) *model.LabelSelector {
+	t, err := jsonTree(cs.Object)
+	if err != nil {
+		return nil
+	}
+	d := &treeDecoder{}
+	return decodeLabelSelector(node{d: d, v: t}.get("spec").get("selector"))
+}
+
+// Lookup tells the expectations what the listed objects show.
+func Lookup(objs Objects) expectations.Lookup {
+	shown := map[expectations.Object]expectations.Observation{}
+	for i := range objs.Pods {
+		p := &objs.Pods[i]
+		shown[expectations.Object{Kind: KindPod, Name: p.Name}] = expectations.Observation{Present: true, Terminating: p.DeletionTimestamp != nil, ResourceVersion: p.ResourceVersion}
+	}
+	for i := range objs.PVCs {
+		c := &objs.PVCs[i]
+		shown[expectations.Object{Kind: KindPVC, Name: c.Name}] = expectations.Observation{Present: true, Terminating: c.DeletionTimestamp != nil, ResourceVersion: c.ResourceVersion}
+	}
+	for i := range objs.Revisions {
+		v := &objs.Revisions[i]
+		shown[expectations.Object{Kind: KindRevision, Name: v.Name}] = expectations.Observation{Present: true, Terminating: v.DeletionTimestamp != nil, ResourceVersion: v.ResourceVersion}
+	}
+	return func(o expectations.Object) expectations.Observation { return shown[o] }
+}
+
+var _ reconcile.Reconciler = (*Reconciler)(nil)
+
+func controllerOf(refs []metav1.OwnerReference) *metav1.OwnerReference {
+	for i := range refs {
+		if refs[i].Controller != nil && *refs[i].Controller {
+			return &refs[i]
+		}
+	}
+	return nil
+}

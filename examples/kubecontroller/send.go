@@ -1,0 +1,358 @@
+package kubecontroller
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/clonecore/cloneset/expectations"
+	"github.com/clonecore/cloneset/requests"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// Kinds of the objects expectations follow.
+const (
+	KindPod      = "Pod"
+	KindPVC      = "PersistentVolumeClaim"
+	KindRevision = "ControllerRevision"
+)
+
+// Expectations is the library's expectations.Store behind a mutex, shared by
+// the reconciles of every CloneSet of a controller.
+type Expectations struct {
+	mu    sync.Mutex
+	store *expectations.Store
+}
+
+// NewExpectations returns empty expectations that time out after timeout
+// (expectations.DefaultTimeout when timeout <= 0).
+func NewExpectations(timeout time.Duration) *Expectations {
+	return &Expectations{store: expectations.New(timeout)}
+}
+
+// Do runs f on the store, holding the lock.
+func (e *Expectations) Do(f func(*expectations.Store)) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	f(e.store)
+}
+
+// Satisfied checks the expectations of owner against what the cache shows
+// (expectations.Store.Satisfied, under the lock).
+func (e *Expectations) Satisfied(owner string, now time.Time, look expectations.Lookup) expectations.Verdict {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.store.Satisfied(owner, now, look)
+}
+
+// Outcome is what happened to one request.
+type Outcome struct {
+	// Request is the request.
+	Request requests.Request
+	// Sent is false for a request skipped after an earlier failure.
+	Sent bool
+	// Err is the error of a sent request that failed.
+	Err error
+}
+
+// Sender sends the requests of one plan through a controller-runtime client,
+// in order, and records the expectations of its writes.
+type Sender struct {
+	// Client writes to the API server.
+	Client client.Client
+	// CloneSetGVK is the kind (and version) a patch of the CloneSet is sent
+	// as; CloneSetV1beta1 when empty.
+	CloneSetGVK schema.GroupVersionKind
+	// Expectations, when set, get an expectation for every create and delete
+	// of a pod, claim or revision (upstream follows pods and claims; a
+	// revision followed too keeps a lagging cache from creating or deleting
+	// one twice), and the resourceVersion of every patched pod and claim,
+	// under Owner.
+	Expectations *Expectations
+	// Owner is the key of the CloneSet ("namespace/name").
+	Owner string
+	// Now is the time the expectations are recorded at.
+	Now time.Time
+}
+
+// Send sends reqs in order and reports what happened to each, with the
+// rules of package requests (those of requests.World.ApplyAll): the creates
+// of one slow-start batch (Request.Batch) are all attempted, even when one
+// fails, and after a batch with a failure no later batch starts; any other
+// failed request ends the action requests; the status write (Action -1) is
+// sent all the same, as upstream writes the status of a round whose actions
+// failed, and the requests that follow it (the podsToDelete rewrite, the
+// history truncation) only when it succeeded. The next reconcile plans again
+// from what the server then holds.
+//
+// The creates of a batch are sent one after the other, which keeps the order
+// of the writes, and the resourceVersions the server hands out,
+// deterministic; a controller may send them concurrently. A delete that
+// finds the object gone counts as done. The error joins the failures (nil
+// when none).
+func (s *Sender) Send(ctx context.Context, reqs []requests.Request) ([]Outcome, error) {
+	out := make([]Outcome, len(reqs))
+	var errs []error
+	stopped := false      // an action request outside the batches failed
+	statusFailed := false // the status write failed
+	batchFailed := -1     // the first batch with a failure
+	for i, r := range reqs {
+		out[i].Request = r
+		status := r.Action == -1
+		trailing := afterStatus(r)
+		switch {
+		case trailing && statusFailed,
+			!status && !trailing && (stopped || r.Batch >= 0 && batchFailed >= 0 && r.Batch > batchFailed):
+			continue
+		}
+		out[i].Sent = true
+		err := s.sendOne(ctx, r)
+		if err == nil {
+			continue
+		}
+		out[i].Err = err
+		errs = append(errs, err)
+		switch {
+		case status:
+			statusFailed = true
+		case r.Batch >= 0:
+			if batchFailed < 0 {
+				batchFailed = r.Batch
+			}
+		case !trailing:
+			stopped = true
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+// afterStatus reports whether a request is one upstream sends only after a
+// successful status write: a CloneSet spec patch (the podsToDelete rewrite)
+// or a revision delete (history truncation). requests.Build puts them after
+// the status write.
+func afterStatus(r requests.Request) bool {
+	return r.Resource == requests.ResourceControllerRevisions && r.Verb == requests.VerbDelete ||
+		r.Resource == requests.ResourceCloneSets && r.Subresource == ""
+}
+
+// kindOf is the kind expectations follow for a resource ("" for none).
+func kindOf(r requests.Resource) string {
+	switch r {
+	case requests.ResourcePods:
+		return KindPod
+	case requests.ResourcePersistentVolumeClaims:
+		return KindPVC
+	case requests.ResourceControllerRevisions:
+		return KindRevision
+	}
+	return ""
+}
+
+func (s *Sender) expect(f func(*expectations.Store)) {
+	if s.Expectations != nil {
+		s.Expectations.Do(f)
+	}
+}
+
+// sendOne sends one request and keeps the expectations.
+func (s *Sender) sendOne(ctx context.Context, r requests.Request) error {
+	obj := expectations.Object{Kind: kindOf(r.Resource), Name: r.Name}
+	track := obj.Kind != ""
+	var err error
+	switch r.Verb {
+	case requests.VerbCreate:
+		if track {
+			s.expect(func(st *expectations.Store) { st.ExpectCreate(s.Owner, obj, s.Now) })
+		}
+		err = s.create(ctx, r)
+		if err != nil && track {
+			s.expect(func(st *expectations.Store) { st.Lower(s.Owner, obj, expectations.OpCreate) })
+		}
+	case requests.VerbDelete:
+		if track {
+			s.expect(func(st *expectations.Store) { st.ExpectDelete(s.Owner, obj, s.Now) })
+		}
+		err = s.delete(ctx, r)
+		if apierrors.IsNotFound(err) {
+			err = nil
+		}
+		if err != nil && track {
+			s.expect(func(st *expectations.Store) { st.Lower(s.Owner, obj, expectations.OpDelete) })
+		}
+	case requests.VerbPatch:
+		var rv string
+		rv, err = s.patch(ctx, r)
+		if err == nil && (r.Resource == requests.ResourcePods || r.Resource == requests.ResourcePersistentVolumeClaims) {
+			s.expect(func(st *expectations.Store) { st.ExpectResourceVersion(s.Owner, obj, rv, s.Now) })
+		}
+	default:
+		err = fmt.Errorf("unknown verb %q", r.Verb)
+	}
+	if err != nil {
+		return fmt.Errorf("%s %s %s/%s: %w", r.Verb, resourcePath(r), r.Namespace, r.Name, err)
+	}
+	return nil
+}
+
+func resourcePath(r requests.Request) string {
+	if r.Subresource != "" {
+		return string(r.Resource) + "/" + r.Subresource
+	}
+	return string(r.Resource)
+}
+
+// newObject returns an empty client object of the request's resource, named.
+func (s *Sender) newObject(r requests.Request) (client.Object, error) {
+	var o client.Object
+	switch r.Resource {
+	case requests.ResourcePods:
+		o = &corev1.Pod{}
+	case requests.ResourcePersistentVolumeClaims:
+		o = &corev1.PersistentVolumeClaim{}
+	case requests.ResourceControllerRevisions:
+		o = &appsv1.ControllerRevision{}
+	case requests.ResourceCloneSets:
+		u := &unstructured.Unstructured{}
+		gvk := s.CloneSetGVK
+		if gvk.Empty() {
+			gvk = CloneSetV1beta1
+		}
+		u.SetGroupVersionKind(gvk)
+		o = u
+	default:
+		return nil, fmt.Errorf("unknown resource %q", r.Resource)
+	}
+	o.SetNamespace(r.Namespace)
+	o.SetName(r.Name)
+	return o, nil
+}
+
+func (s *Sender) create(ctx context.Context, r requests.Request) error {
+	o, err := s.newObject(r)
+	if err != nil {
+		return err
+	}
+	if u, ok := o.(*unstructured.Unstructured); ok {
+		err = u.UnmarshalJSON(r.Object)
+	} else {
+		err = json.Unmarshal(r.Object, o)
+	}
+	if err != nil {
+		return fmt.Errorf("object: %v", err)
+	}
+	return s.Client.Create(ctx, o)
+}
+
+func (s *Sender) delete(ctx context.Context, r requests.Request) error {
+	o, err := s.newObject(r)
+	if err != nil {
+		return err
+	}
+	var opts []client.DeleteOption
+	if p := r.Preconditions; p != nil && (p.UID != "" || p.ResourceVersion != "") {
+		pre := client.Preconditions{}
+		if p.UID != "" {
+			uid := types.UID(p.UID)
+			pre.UID = &uid
+		}
+		if p.ResourceVersion != "" {
+			rv := p.ResourceVersion
+			pre.ResourceVersion = &rv
+		}
+		opts = append(opts, pre)
+	}
+	return s.Client.Delete(ctx, o, opts...)
+}
+
+// patch sends a patch and returns the object's new resourceVersion.
+func (s *Sender) patch(ctx context.Context, r requests.Request) (string, error) {
+	o, err := s.newObject(r)
+	if err != nil {
+		return "", err
+	}
+	body, err := withPreconditions(r.PatchType, r.Patch, r.Preconditions)
+	if err != nil {
+		return "", err
+	}
+	p := client.RawPatch(types.PatchType(r.PatchType), body)
+	switch r.Subresource {
+	case "":
+		err = s.Client.Patch(ctx, o, p)
+	case requests.SubresourceStatus:
+		err = s.Client.Status().Patch(ctx, o, p)
+	default:
+		err = s.Client.SubResource(r.Subresource).Patch(ctx, o, p)
+	}
+	if err != nil {
+		return "", err
+	}
+	return o.GetResourceVersion(), nil
+}
+
+// withPreconditions puts a request's preconditions into its patch body, the
+// way the API server checks them on a patch: a merge or strategic merge patch
+// carries metadata.uid (immutable: a patch that would change it is refused)
+// and metadata.resourceVersion (a stale one is a 409 Conflict); a JSON patch
+// starts with a test operation per precondition.
+func withPreconditions(pt requests.PatchType, body []byte, pre *requests.Preconditions) ([]byte, error) {
+	if pre == nil || (pre.UID == "" && pre.ResourceVersion == "") {
+		return body, nil
+	}
+	switch pt {
+	case requests.PatchJSON:
+		var ops []json.RawMessage
+		if err := json.Unmarshal(body, &ops); err != nil {
+			return nil, fmt.Errorf("JSON patch: %v", err)
+		}
+		var tests []json.RawMessage
+		add := func(path, value string) error {
+			t, err := json.Marshal(map[string]string{"op": "test", "path": path, "value": value})
+			tests = append(tests, t)
+			return err
+		}
+		if pre.UID != "" {
+			if err := add("/metadata/uid", pre.UID); err != nil {
+				return nil, err
+			}
+		}
+		if pre.ResourceVersion != "" {
+			if err := add("/metadata/resourceVersion", pre.ResourceVersion); err != nil {
+				return nil, err
+			}
+		}
+		return json.Marshal(append(tests, ops...))
+	case requests.PatchMerge, requests.PatchStrategicMerge:
+		var m map[string]any
+		dec := json.NewDecoder(strings.NewReader(string(body)))
+		dec.UseNumber()
+		if err := dec.Decode(&m); err != nil {
+			return nil, fmt.Errorf("patch: %v", err)
+		}
+		if m == nil {
+			m = map[string]any{}
+		}
+		md, _ := m["metadata"].(map[string]any)
+		if md == nil {
+			md = map[string]any{}
+			m["metadata"] = md
+		}
+		if pre.UID != "" {
+			md["uid"] = pre.UID
+		}
+		if pre.ResourceVersion != "" {
+			md["resourceVersion"] = pre.ResourceVersion
+		}
+		return json.Marshal(m)
+	}
+	return nil, fmt.Errorf("unknown patch type %q", pt)
+}
