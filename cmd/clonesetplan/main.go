@@ -4,9 +4,10 @@
 //
 // Usage:
 //
-//	clonesetplan plan     -f FILE [-f FILE ...] [-o json|yaml|text] [--skip-budget-rule] [--cloneset NAME]
+//	clonesetplan plan     -f FILE [-f FILE ...] [-o json|yaml|text|requests|kubectl] [--skip-budget-rule] [--cloneset NAME]
 //	clonesetplan rank     -f FILE [--for deletion|update] [-o json|yaml|text] [--skip-budget-rule] [--cloneset NAME]
 //	clonesetplan simulate -f FILE [--seed N] [--steps N] [--svg FILE] [-o json|yaml|text] [--skip-budget-rule] [--cloneset NAME]
+//	clonesetplan version  [-o text|json]
 //
 // An input that holds several CloneSets (a namespace dump) is planned for each
 // of them, in namespace/name order: -o text prints one section per CloneSet,
@@ -103,6 +104,7 @@ Commands:
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
 	}
+	fmt.Fprintf(w, "  %-9s %s\n", "version", "print the module version, VCS revision and Go version")
 	fmt.Fprint(w, `
 Flags (all commands):
   -f FILE        scenario file; repeatable, the files form one stream; - reads standard input
@@ -140,6 +142,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "-h", "--help", "-help", "help":
 		usage(stdout)
 		return exitOK
+	case "version":
+		return runVersion(args[1:], stdout, stderr)
 	}
 	var cmd *command
 	for i := range commands {
