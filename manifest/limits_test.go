@@ -50,4 +50,3 @@ func TestMaxInputBytes(t *testing.T) {
 		t.Fatal("default limit")
 	}
 }
-
