@@ -24,11 +24,11 @@ row() { # label command...
   read -r secs kb < <(tail -1 "$tm")
   local first
   if [ "$code" = 0 ]; then
-    first=$(grep -m1 -E 'actions|Actions|^  [0-9]|create|delete' "$out" | cut -c1-90 || true)
-    [ -n "$first" ] || first=$(head -c 90 "$out" | head -1)
-    first="plan: $(grep -c -E '^ *- |^ *-> ' "$out" || true) lines of actions; $first"
+    first=$(grep -m1 -E '^Actions \(|^Simulation|^[0-9]+ pods' "$out" || true)
+    [ -n "$first" ] || first="$(wc -l <"$out") lines"
+    first="answered: $first"
   else
-    first=$(head -1 "$err" | cut -c1-160)
+    first=$(head -1 "$err" | sed -E 's#/tmp/[^ ]*/in/##' | cut -c1-200)
   fi
   first=${first//|/\\|}
   printf '| %s | exit %s: %s | %.2f s | %d MB |\n' "$label" "$code" "$first" "$secs" $((kb / 1024))
@@ -37,8 +37,10 @@ row() { # label command...
 echo "| input | outcome | time | peak RSS |"
 echo "|---|---|---|---|"
 while IFS=$'\t' read -r file what; do
-  row "$what (\`plan\`)" "$dir/clonesetplan" plan -f "$dir/in/$file" -o json
+  row "$what (\`plan\`)" "$dir/clonesetplan" plan -f "$dir/in/$file"
 done <"$dir/in/index.tsv"
-row "100,000 owned pods, replicas 0 (\`rank --for deletion\`)" "$dir/clonesetplan" rank -f "$dir/in/scale-in-100k.yaml" --for deletion -o json
+truncate -s 2G "$dir/in/sparse-2g.yaml"
+row "a 2 GB file (sparse; above manifest.Options.MaxInputBytes) (\`plan\`)" "$dir/clonesetplan" plan -f "$dir/in/sparse-2g.yaml"
+row "100,000 owned pods, JSON (\`rank --for deletion\`)" "$dir/clonesetplan" rank -f "$dir/in/scale-in-100k-json.json" --for deletion
 row "spec.replicas 2147483647 (\`simulate --steps 50\`)" "$dir/clonesetplan" simulate -f "$dir/in/replicas-max-scale-100pct.yaml" --steps 50
 row "spec.replicas 2147483647, scale limit 100 (\`simulate --steps 20\`)" "$dir/clonesetplan" simulate -f "$dir/in/replicas-max-scale-100.yaml" --steps 20

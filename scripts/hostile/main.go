@@ -63,6 +63,30 @@ status:
 	}
 }
 
+// podsJSON is pods as a JSON stream, one object a line (kubectl's -o json
+// items, as the fast JSON reader reads them).
+func podsJSON(b *strings.Builder, n int, prefix, owner string) {
+	ref := `{"apiVersion": "apps.kruise.io/v1beta1", "kind": "CloneSet", "name": "big", "uid": "uid-big", "controller": true}`
+	if owner == "rs" {
+		ref = `{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "other", "uid": "uid-other", "controller": true}`
+	}
+	for i := range n {
+		fmt.Fprintf(b, `{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "%[1]s-%[2]d", "namespace": "default", "creationTimestamp": "2026-01-01T00:00:00Z", `+
+			`"labels": {"app": "big", "apps.kruise.io/cloneset-instance-id": "%[1]s%[2]d", "controller-revision-hash": "big-rev", "lifecycle.apps.kruise.io/state": "Normal"}, `+
+			`"ownerReferences": [%[3]s]}, "spec": {"nodeName": "node-0", "containers": [{"name": "c", "image": "nginx:1"}]}, `+
+			`"status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": "2026-01-01T00:00:00Z"}]}}`+"\n", prefix, i, ref)
+	}
+}
+
+// cloneSetJSON is a v1beta1 CloneSet big with replicas and a raw JSON spec
+// tail, after a Scenario object.
+func cloneSetJSON(replicas, extra string) string {
+	return `{"apiVersion": "clonesetcore/v1alpha1", "kind": "Scenario", "now": "2026-01-01T01:00:00Z"}` + "\n" +
+		`{"apiVersion": "apps.kruise.io/v1beta1", "kind": "CloneSet", "metadata": {"name": "big", "namespace": "default", "uid": "uid-big"}, ` +
+		`"spec": {"replicas": ` + replicas + `, "selector": {"matchLabels": {"app": "big"}}, ` +
+		`"template": {"metadata": {"labels": {"app": "big"}}, "spec": {"containers": [{"name": "c", "image": "nginx:1"}]}}` + extra + "}}\n"
+}
+
 type hostileCase struct {
 	name, what string
 	text       func() string
@@ -141,6 +165,28 @@ spec:
 		var b strings.Builder
 		b.WriteString(scenarioDoc + cloneSet("v1beta1", "3", ""))
 		pods(&b, 100_000, "rs", "rs")
+		return b.String()
+	}},
+	{"foreign-pods-100k-json", "100,000 pods controlled by a ReplicaSet, 3 replicas, JSON", func() string {
+		var b strings.Builder
+		b.WriteString(cloneSetJSON("3", ""))
+		podsJSON(&b, 100_000, "rs", "rs")
+		return b.String()
+	}},
+	{"scale-in-100k-json", "100,000 owned pods, spec.replicas 0 (100,000 deletions), JSON", func() string {
+		var b strings.Builder
+		b.WriteString(cloneSetJSON("0", `, "updateStrategy": {"rollingUpdate": {"maxUnavailable": "100%"}}`))
+		podsJSON(&b, 100_000, "big", "")
+		return b.String()
+	}},
+	{"pod-annotations-64mb", "a pod whose in-place-update state and deletion cost annotations are 32 MB each", func() string {
+		var b strings.Builder
+		b.WriteString(scenarioDoc + cloneSet("v1beta1", "1", ""))
+		p := strings.Builder{}
+		pods(&p, 1, "big", "")
+		big := strings.Repeat("9", 32<<20)
+		b.WriteString(strings.Replace(p.String(), "  ownerReferences:", "  annotations: {apps.kruise.io/inplace-update-state: '{\"revision\": \"big-rev\", \"x\": \""+
+			strings.Repeat("y", 32<<20)+"\"}', controller.kubernetes.io/pod-deletion-cost: \""+big+"\"}\n  ownerReferences:", 1))
 		return b.String()
 	}},
 	{"scale-in-100k", "100,000 owned pods, spec.replicas 0 (100,000 deletions)", func() string {
@@ -232,7 +278,7 @@ func main() {
 	var index strings.Builder
 	for _, c := range cases {
 		ext := ".yaml"
-		if strings.HasPrefix(c.name, "nesting-json") {
+		if strings.HasPrefix(c.name, "nesting-json") || strings.HasSuffix(c.name, "-json") {
 			ext = ".json"
 		}
 		if err := os.WriteFile(filepath.Join(dir, c.name+ext), []byte(c.text()), 0o644); err != nil {
