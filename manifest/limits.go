@@ -65,3 +65,14 @@ func (o Options) readFile(path string) ([]byte, error) {
 	defer f.Close()
 	return o.readAll(f, path)
 }
+
+// Bounds of a Simulation document (LoadSimulation), the sizes of a real
+// cluster and run: a Kubernetes cluster holds at most 5,000 nodes (the
+// documented scalability limit), and a simulation keeps every round in its
+// result, so its rounds are bounded too. Larger values are refused with an
+// error naming the field; package sim applies the same bounds to a Config
+// built in Go.
+const (
+	MaxSimulationNodes = 5000
+	MaxSimulationSteps = 100_000
+)

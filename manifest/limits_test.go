@@ -50,3 +50,32 @@ func TestMaxInputBytes(t *testing.T) {
 		t.Fatal("default limit")
 	}
 }
+
+// TestSimulationBounds: a Simulation document may ask for at most
+// MaxSimulationNodes nodes and MaxSimulationSteps steps; above, the error
+// names the field (nodes: 2147483647 made the simulator build 2^31 node
+// names and run out of memory).
+func TestSimulationBounds(t *testing.T) {
+	doc := func(field string) []byte {
+		return []byte("apiVersion: clonesetcore/v1alpha1\nkind: Simulation\n" + field + "\n")
+	}
+	for _, c := range []struct {
+		field, want string
+	}{
+		{"nodes: 5000", ""},
+		{"nodes: 5001", "nodes: must be at most 5000"},
+		{"nodes: 2147483647", "nodes: must be at most 5000"},
+		{"steps: 100000", ""},
+		{"steps: 100001", "steps: must be at most 100000"},
+	} {
+		s, err := LoadSimulation(doc(c.field), "sim.yaml")
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.field, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: got %v, want %q", c.field, err, c.want)
+		case c.want != "" && s != nil && s.NodeCount > MaxSimulationNodes:
+			t.Errorf("%s: node count %d kept", c.field, s.NodeCount)
+		}
+	}
+}

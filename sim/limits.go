@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/clonecore/cloneset/clonesetcore"
+	"github.com/clonecore/cloneset/manifest"
 	"github.com/clonecore/cloneset/model"
 )
 
@@ -31,20 +32,27 @@ func (c Config) planner() func(*model.Scenario) (*clonesetcore.Result, error) {
 
 // checkSize refuses a run whose CloneSet, at the start or after a scripted
 // change of replicas, asks for more pods than the simulated cluster holds
-// (Config.MaxPods), naming the field and the limit.
+// (Config.MaxPods), naming the field and the limit, and a run of more rounds
+// or nodes than a Simulation document may ask for.
 func checkSize(scn *model.Scenario, cfg Config) error {
 	if scn == nil || scn.CloneSet == nil {
 		return nil // NewCluster reports it
 	}
+	if cfg.MaxSteps > manifest.MaxSimulationSteps {
+		return fmt.Errorf("sim.Config.MaxSteps %d is above the limit of %d rounds (manifest.MaxSimulationSteps)", cfg.MaxSteps, manifest.MaxSimulationSteps)
+	}
+	if len(cfg.Nodes) > manifest.MaxSimulationNodes {
+		return fmt.Errorf("sim.Config.Nodes: %d nodes, above the %d a cluster holds (manifest.MaxSimulationNodes)", len(cfg.Nodes), manifest.MaxSimulationNodes)
+	}
 	limit := cfg.maxPods()
 	cs := scn.CloneSet
 	if r := cs.Spec.DesiredReplicas(); r > limit {
-		return fmt.Errorf("simulate CloneSet %s/%s: spec.replicas %d is above the %d pods the simulated cluster holds (sim.Config.MaxPods; a Kubernetes cluster holds at most about 150,000 pods)",
+		return fmt.Errorf("CloneSet %s/%s: spec.replicas %d is above the %d pods the simulated cluster holds (sim.Config.MaxPods; a Kubernetes cluster holds at most about 150,000 pods)",
 			cs.Namespace, cs.Name, r, limit)
 	}
 	for i, e := range cfg.Events {
 		if e.Change.Replicas != nil && int(*e.Change.Replicas) > limit {
-			return fmt.Errorf("simulate CloneSet %s/%s: event %d (at %v) sets spec.replicas %d, above the %d pods the simulated cluster holds (sim.Config.MaxPods)",
+			return fmt.Errorf("CloneSet %s/%s: event %d (at %v) sets spec.replicas %d, above the %d pods the simulated cluster holds (sim.Config.MaxPods)",
 				cs.Namespace, cs.Name, i+1, e.At, *e.Change.Replicas, limit)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/clonecore/cloneset/clonesetcore"
+	"github.com/clonecore/cloneset/manifest"
 	"github.com/clonecore/cloneset/model"
 )
 
@@ -95,5 +96,31 @@ func TestConvergenceBoundSaturates(t *testing.T) {
 	cfg = DefaultConfig()
 	if b := convergenceBound(scn, cfg); b.span <= 0 || b.steps < 100 {
 		t.Fatalf("bound %+v for negative replicas", b)
+	}
+}
+
+// TestSimRefusesHugeRuns: FromManifest refuses a node count above the
+// cluster's without building the names, and New refuses more steps or nodes
+// than a Simulation document may ask for.
+func TestSimRefusesHugeRuns(t *testing.T) {
+	if _, err := FromManifest(&manifest.Simulation{NodeCount: math.MaxInt32}); err == nil || !strings.Contains(err.Error(), "MaxSimulationNodes") {
+		t.Fatalf("FromManifest: %v", err)
+	}
+	scn, cfg := genWorld(func(string, int, int) int { return 0 }, false)
+	for _, c := range []struct {
+		name string
+		edit func(*Config)
+		want string
+	}{
+		{"steps at the limit", func(c *Config) { c.MaxSteps = manifest.MaxSimulationSteps }, ""},
+		{"steps above", func(c *Config) { c.MaxSteps = manifest.MaxSimulationSteps + 1 }, "MaxSteps"},
+		{"nodes above", func(c *Config) { c.Nodes = make([]string, manifest.MaxSimulationNodes+1) }, "Nodes"},
+	} {
+		cf := cfg
+		c.edit(&cf)
+		_, err := New(scn.DeepCopy(), cf)
+		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s: %v", c.name, err)
+		}
 	}
 }
