@@ -222,6 +222,7 @@ func (c *checker) checkRound(step int, before *model.Scenario, plan *clonesetcor
 	obsB := observedPods(cs, before.Pods)
 	obsA := observedPods(after.CloneSet, after.Pods)
 	r, s, u := budgetOf(cs)
+	s = max(s, 0) // a maxSurge resolved below 0 allows no surge pods, not fewer replicas (scale-and-budgets 3.2)
 	x := partition.ExcludePreparingDelete(cs, before.Controller)
 	stateB := map[string]string{}
 	for _, p := range obsB {
