@@ -44,3 +44,5 @@ row "a 2 GB file (sparse; above manifest.Options.MaxInputBytes) (\`plan\`)" "$di
 row "100,000 owned pods, JSON (\`rank --for deletion\`)" "$dir/clonesetplan" rank -f "$dir/in/scale-in-100k-json.json" --for deletion
 row "spec.replicas 2147483647 (\`simulate --steps 50\`)" "$dir/clonesetplan" simulate -f "$dir/in/replicas-max-scale-100pct.yaml" --steps 50
 row "spec.replicas 2147483647, scale limit 100 (\`simulate --steps 20\`)" "$dir/clonesetplan" simulate -f "$dir/in/replicas-max-scale-100.yaml" --steps 20
+{ cat "$dir/in/replicas-max-scale-100.yaml"; printf -- '---\napiVersion: clonesetcore/v1alpha1\nkind: Simulation\nnodes: 2147483647\nsteps: 2147483647\n'; } >"$dir/in/sim-huge.yaml"
+row "a Simulation document with nodes and steps 2147483647 (\`simulate\`)" "$dir/clonesetplan" simulate -f "$dir/in/sim-huge.yaml"
