@@ -61,9 +61,9 @@ type LimitError struct {
 	Value string
 	// Wanted is how many the plan would need (pods to create).
 	Wanted int
-	// Limit is the limit exceeded, and Setting the option that holds it
-	// ("Limits.MaxCreatePods").
-	Limit   int
+	// Limit is the limit exceeded.
+	Limit int
+	// Setting is the option that holds the limit ("Limits.MaxCreatePods").
 	Setting string
 	// Existing is the number of pods the CloneSet has (counted as the scale
 	// arithmetic counts them).
