@@ -66,6 +66,11 @@ type round struct {
 	requeue   []time.Duration
 	scaleErr  error
 	updateErr error
+
+	// limits bound the plan (limits.go); limitErr is set when the plan
+	// would exceed them, and Plan then returns it instead of a plan.
+	limits   Limits
+	limitErr error
 }
 
 // ErrNoCloneSet is returned by Plan for a scenario without a CloneSet.
@@ -96,11 +101,24 @@ var ErrNoCloneSet = errors.New("scenario has no CloneSet")
 // The plan never mixes purposes: its pod-level actions come from one of the
 // scale phase, the refresh step or the update step, exactly as upstream; the
 // next round continues the work.
-func Plan(s *model.Scenario) (*Result, error) {
+//
+// Plan applies the default Limits; PlanWithOptions takes others.
+func Plan(s *model.Scenario) (*Result, error) { return PlanWithOptions(s, Options{}) }
+
+// PlanWithOptions is Plan with options. A plan that would exceed
+// opts.Limits is not built: the answer is a *LimitError naming the field and
+// the limit, and no allocation of the round was sized by the numbers that
+// exceed it.
+func PlanWithOptions(s *model.Scenario, opts Options) (*Result, error) {
 	if s == nil || s.CloneSet == nil {
 		return nil, ErrNoCloneSet
 	}
+	limits, err := opts.Limits.resolved()
+	if err != nil {
+		return nil, err
+	}
 	r := newRound(s)
+	r.limits = limits
 	r.revisionActions()
 	r.cleanupPVCs()
 	changed := false
@@ -113,6 +131,9 @@ func Plan(s *model.Scenario) (*Result, error) {
 		} else {
 			r.update()
 		}
+	}
+	if r.limitErr != nil {
+		return nil, r.limitErr
 	}
 	r.noteIgnoredNotReady()
 	status := r.status()

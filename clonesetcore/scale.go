@@ -245,6 +245,9 @@ func (r *round) deletionOptions() ordering.DeletionOptions {
 // createPods emits n CreatePod actions: min(n, k) at the current revision first,
 // the rest at the update revision (scale-and-budgets 4.4).
 func (r *round) createPods(n, k int) {
+	if r.limitErr = r.checkCreations(n); r.limitErr != nil {
+		return // nothing is allocated for the n pods
+	}
 	cs := r.cs
 	allocs := r.pvcs.Allocate(n)
 	r.actions = slices.Grow(r.actions, len(allocs))

@@ -152,7 +152,7 @@ func GraceRemaining(p *model.Pod, now time.Time) (time.Duration, bool, error) {
 	if !ok {
 		return 0, false, fmt.Errorf("pod %s: in-place update state not found while in a grace period", p.Name)
 	}
-	d := time.Duration(pending.GraceSeconds)*time.Second - now.Sub(state.UpdateTimestamp.Time)
+	d := graceLeft(pending.GraceSeconds, state.UpdateTimestamp.Time, now)
 	if d <= 0 {
 		return 0, false, nil
 	}
@@ -180,7 +180,7 @@ func finishGrace(p *model.Pod, now time.Time) ([]model.Action, time.Duration, er
 	if !ok {
 		return nil, 0, fmt.Errorf("pod %s: in-place update state not found while in a grace period", p.Name)
 	}
-	if d := time.Duration(pending.GraceSeconds)*time.Second - now.Sub(state.UpdateTimestamp.Time); d > 0 {
+	if d := graceLeft(pending.GraceSeconds, state.UpdateTimestamp.Time, now); d > 0 {
 		return nil, roundUpSeconds(d), nil
 	}
 	ch := change{images: pending.ContainerImages, refMeta: pending.ContainerRefMetadata,

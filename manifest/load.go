@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -48,6 +47,11 @@ type Options struct {
 	//
 	// Deprecated: the budget rule is enforced unless SkipBudgetRule is set.
 	Strict bool
+
+	// MaxInputBytes bounds the total size of the input; 0 means
+	// DefaultMaxInputBytes. A larger input is refused with an error naming
+	// the source and the limit, before it is parsed (limits.go).
+	MaxInputBytes int64
 }
 
 // Load reads one scenario stream (YAML documents separated by "---", or JSON
@@ -72,9 +76,9 @@ func LoadFiles(paths []string, stdin io.Reader) (*model.Scenario, error) {
 
 // Load is the package-level Load with these options.
 func (o Options) Load(r io.Reader, source string) (*model.Scenario, error) {
-	data, err := io.ReadAll(r)
+	data, err := o.readAll(r, source)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", source, err)
+		return nil, err
 	}
 	return o.LoadBytes(data, source)
 }
@@ -86,7 +90,7 @@ func (o Options) LoadBytes(data []byte, source string) (*model.Scenario, error) 
 
 // LoadFiles is the package-level LoadFiles with these options.
 func (o Options) LoadFiles(paths []string, stdin io.Reader) (*model.Scenario, error) {
-	inputs, err := readInputs(paths, stdin)
+	inputs, err := o.readInputs(paths, stdin)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +99,7 @@ func (o Options) LoadFiles(paths []string, stdin io.Reader) (*model.Scenario, er
 
 // readInputs reads the files of LoadFiles and LoadAllFiles; "-" is stdin,
 // read once however often it is named.
-func readInputs(paths []string, stdin io.Reader) ([]input, error) {
+func (o Options) readInputs(paths []string, stdin io.Reader) ([]input, error) {
 	if len(paths) == 0 {
 		return nil, errors.New("no input: give at least one file (-f FILE, - for standard input)")
 	}
@@ -110,14 +114,14 @@ func readInputs(paths []string, stdin io.Reader) ([]input, error) {
 			if stdin == nil {
 				return nil, errors.New("-: no standard input")
 			}
-			data, err := io.ReadAll(stdin)
+			data, err := o.readAll(stdin, "-")
 			if err != nil {
-				return nil, fmt.Errorf("-: %v", err)
+				return nil, err
 			}
 			inputs = append(inputs, input{"-", data})
 			continue
 		}
-		data, err := os.ReadFile(p)
+		data, err := o.readFile(p)
 		if err != nil {
 			return nil, err
 		}
@@ -214,6 +218,9 @@ func (o Options) load(inputs []input) (*model.Scenario, error) {
 
 // read decodes every document of the inputs into a loader.
 func (o Options) read(inputs []input) (*loader, error) {
+	if err := o.checkTotal(inputs); err != nil {
+		return nil, err
+	}
 	l := &loader{budget: baseValues, opts: o, quantities: map[string]model.Quantity{}}
 	for _, in := range inputs {
 		l.budget += valuesPerByte * len(in.data)

@@ -236,6 +236,9 @@ func decodeSimulation(v value) *Simulation {
 			if n < 0 {
 				v.d.errorf(x.n, x.path, "must not be negative")
 			}
+			if n > MaxSimulationSteps {
+				v.d.errorf(x.n, x.path, "must be at most %d", MaxSimulationSteps)
+			}
 			k := int(n)
 			s.Steps = &k
 		}
@@ -245,6 +248,10 @@ func decodeSimulation(v value) *Simulation {
 			if n, ok := x.integer(32); ok {
 				if n < 1 {
 					v.d.errorf(x.n, x.path, "must be at least 1")
+				}
+				if n > MaxSimulationNodes {
+					v.d.errorf(x.n, x.path, "must be at most %d (a Kubernetes cluster holds at most 5,000 nodes)", MaxSimulationNodes)
+					n = 0
 				}
 				s.NodeCount = int(n)
 			}

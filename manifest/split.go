@@ -83,7 +83,7 @@ func (o Options) LoadAllBytes(data []byte, source string) ([]*model.Scenario, er
 
 // LoadAllFiles is the package-level LoadAllFiles with these options.
 func (o Options) LoadAllFiles(paths []string, stdin io.Reader) ([]*model.Scenario, error) {
-	inputs, err := readInputs(paths, stdin)
+	inputs, err := o.readInputs(paths, stdin)
 	if err != nil {
 		return nil, err
 	}

@@ -55,7 +55,7 @@ func allocateIDs(cs *model.CloneSet, n int, observed, inactive []*model.Pod, sce
 	if n <= 0 {
 		return nil
 	}
-	t := newIDTable(max(len(observed)+len(inactive), len(scenarioPVCs)) + n)
+	t := newIDTable(max(len(observed)+len(inactive), len(scenarioPVCs)) + min(n, space)) // no more than space ids exist
 	for _, p := range observed {
 		t.add(podID(p), idObserved)
 	}

@@ -227,6 +227,11 @@ type Config struct {
 	World
 	// MaxSteps is the most rounds (reconciles) to run; 0 means DefaultMaxSteps.
 	MaxSteps int
+	// MaxPods bounds the simulated cluster (see limits.go): 0 means
+	// DefaultMaxPods. A run whose spec.replicas, or a scripted change's,
+	// exceeds it is refused by New, and every round is planned with
+	// clonesetcore.Limits{MaxCreatePods: MaxPods}.
+	MaxPods int
 	// Events are the scripted changes, applied in order of At (ties in list order).
 	Events []Event
 }

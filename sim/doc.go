@@ -57,7 +57,7 @@
 //     active pods the controller sees (owned or adoptable, matching the
 //     selector, not terminating, not terminal; PreparingDelete pods excluded
 //     when excludePreparingDelete is in effect), R is spec.replicas and S the
-//     resolved maxSurge (0 while paused). And the active pods that are neither
+//     resolved maxSurge (0 while paused or below 0). And the active pods that are neither
 //     PreparingDelete nor specified-delete never grow past max(their number
 //     before the round, R + S). Pods already terminating or terminal are not
 //     counted: the controller replaces them without waiting. The total can

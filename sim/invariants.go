@@ -33,7 +33,7 @@ type InvariantInfo struct {
 // Invariants lists every invariant the simulator checks, in report order.
 func Invariants() []InvariantInfo {
 	return []InvariantInfo{
-		{InvMaxPods, "every round: if the plan creates n pods, C + n <= R + S, where C counts the active pods the controller sees (owned or adoptable, matching the selector; PreparingDelete pods excluded when excludePreparingDelete is in effect), R is spec.replicas and S the resolved maxSurge (0 while paused); and the active pods that are neither PreparingDelete nor specified-delete never grow past max(their number before the round, R + S)"},
+		{InvMaxPods, "every round: if the plan creates n pods, C + n <= R + S, where C counts the active pods the controller sees (owned or adoptable, matching the selector; PreparingDelete pods excluded when excludePreparingDelete is in effect), R is spec.replicas and S the resolved maxSurge (0 while paused or when it resolves below 0); and the active pods that are neither PreparingDelete nor specified-delete never grow past max(their number before the round, R + S)"},
 		{InvUpdateBudget, "every round: A_after >= min(A_before, R - U - H), where A counts the active pods Available at the round's clock (state Normal or none, Running, Ready and InPlaceUpdateReady true, Ready for more than minReadySeconds) before and right after the round's actions, U is the resolved update maxUnavailable and H the specified-delete, non-PreparingDelete pods that are not Available before the round (upstream does not count them as unavailable, scale-and-budgets 2)"},
 		{InvFrozenDeletion, "every round: no UpdatePodInPlace, RecreatePod or SetLifecycleState to PreparingUpdate/Updating targets a pod that is in PreparingDelete when the round starts (finishing a grace period started before is not an update)"},
 		{InvPartition, "when a RollingUpdate CloneSet that is not paused converges: O <= P, where O counts the active pods not at the update revision and P is the partition count; and, unless the update phase failed, O == P when the CloneSetPartitionRollback gate is on and the revisions differ, or when the rollout began with at least P old pods and no specified-delete or PreparingDelete pod and, since, the partition count never rose and no pod was removed at a user's request (podsToDelete, a direct deletion) or by a node loss"},
@@ -222,6 +222,7 @@ func (c *checker) checkRound(step int, before *model.Scenario, plan *clonesetcor
 	obsB := observedPods(cs, before.Pods)
 	obsA := observedPods(after.CloneSet, after.Pods)
 	r, s, u := budgetOf(cs)
+	s = max(s, 0) // a maxSurge resolved below 0 allows no surge pods, not fewer replicas (scale-and-budgets 3.2)
 	x := partition.ExcludePreparingDelete(cs, before.Controller)
 	stateB := map[string]string{}
 	for _, p := range obsB {

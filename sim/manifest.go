@@ -23,6 +23,9 @@ func FromManifest(m *manifest.Simulation) (Config, error) {
 	if m.Steps != nil {
 		cfg.MaxSteps = *m.Steps
 	}
+	if m.NodeCount > manifest.MaxSimulationNodes || len(m.Nodes) > manifest.MaxSimulationNodes {
+		return cfg, fmt.Errorf("Simulation nodes: %d nodes, above the %d a cluster holds (manifest.MaxSimulationNodes)", max(m.NodeCount, len(m.Nodes)), manifest.MaxSimulationNodes)
+	}
 	cfg.Nodes = append([]string(nil), m.Nodes...)
 	for i := 0; i < m.NodeCount; i++ {
 		cfg.Nodes = append(cfg.Nodes, "node-"+strconv.Itoa(i))

@@ -259,6 +259,9 @@ type bound struct {
 
 // New prepares a simulation of the scenario under cfg.
 func New(scn *model.Scenario, cfg Config) (*Simulator, error) {
+	if err := checkSize(scn, cfg); err != nil {
+		return nil, err
+	}
 	c, err := NewCluster(scn, cfg.World)
 	if err != nil {
 		return nil, err
@@ -302,15 +305,16 @@ func convergenceBound(scn *model.Scenario, cfg Config) bound {
 			sMax = max(sMax, v)
 		}
 	}
-	n := rMax + sMax + len(scn.Pods)
+	n := rMax + clampSurge(sMax, rMax+len(scn.Pods)) + len(scn.Pods)
 	d := cfg.Delays
 	var grace int32
 	if ru := cs.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.InPlaceUpdateStrategy != nil {
 		grace = ru.InPlaceUpdateStrategy.GracePeriodSeconds
 	}
-	cycle := d.Schedule.Max + d.Start.Max + 2*d.Ready.Max + d.InPlace.Max + d.Terminate.Max + 4*d.Hook.Max +
-		3*d.Reconcile + time.Duration(cs.Spec.MinReadySeconds+grace)*time.Second + 5*time.Second
-	return bound{steps: 100 + 60*n, span: 120*time.Second + time.Duration(3*n)*cycle}
+	cycle := satSum(d.Schedule.Max, d.Start.Max, satMul(2, d.Ready.Max), d.InPlace.Max, d.Terminate.Max, satMul(4, d.Hook.Max),
+		satMul(3, d.Reconcile), time.Duration(max(0, int64(cs.Spec.MinReadySeconds)+int64(grace)))*time.Second, 5*time.Second)
+	n = max(0, n)
+	return bound{steps: 100 + 60*n, span: satAdd(120*time.Second, satMul(time.Duration(3*n), cycle))}
 }
 
 // Cluster returns the simulated cluster.
@@ -358,7 +362,7 @@ func (s *Simulator) Step() (*Step, error) {
 	before := c.Snapshot()
 	planner := s.plan
 	if planner == nil {
-		planner = clonesetcore.Plan
+		planner = s.cfg.planner()
 	}
 	plan, err := planner(before)
 	if err != nil {

@@ -1,0 +1,81 @@
+package manifest
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestMaxInputBytes: an input above Options.MaxInputBytes is refused with an
+// error naming the source and the limit, from every entry point (bytes, a
+// reader, a file, standard input, several files together); at the limit it
+// loads.
+func TestMaxInputBytes(t *testing.T) {
+	doc := []byte(beta(selTpl))
+	n := int64(len(doc))
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.yaml")
+	if err := os.WriteFile(path, doc, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	entries := []struct {
+		name string
+		load func(o Options) error
+	}{
+		{"LoadBytes", func(o Options) error { _, err := o.LoadBytes(doc, "in.yaml"); return err }},
+		{"Load", func(o Options) error { _, err := o.Load(bytes.NewReader(doc), "in.yaml"); return err }},
+		{"LoadFiles file", func(o Options) error { _, err := o.LoadFiles([]string{path}, nil); return err }},
+		{"LoadFiles stdin", func(o Options) error { _, err := o.LoadFiles([]string{"-"}, bytes.NewReader(doc)); return err }},
+	}
+	for _, e := range entries {
+		t.Run(e.name, func(t *testing.T) {
+			if err := e.load(Options{MaxInputBytes: n}); err != nil {
+				t.Fatalf("at the limit: %v", err)
+			}
+			err := e.load(Options{MaxInputBytes: n - 1})
+			if err == nil || !strings.Contains(err.Error(), "MaxInputBytes") || !strings.Contains(err.Error(), "limit of "+strconv.FormatInt(n-1, 10)+" bytes") {
+				t.Fatalf("above the limit: %v", err)
+			}
+		})
+	}
+	// Two files count together.
+	half := Options{MaxInputBytes: n + n/2}
+	if _, err := half.LoadFiles([]string{path, path}, nil); err == nil || !strings.Contains(err.Error(), "MaxInputBytes") {
+		t.Fatalf("two files above the limit: %v", err)
+	}
+	if DefaultMaxInputBytes != 1<<30 || (Options{}).maxInputBytes() != DefaultMaxInputBytes {
+		t.Fatal("default limit")
+	}
+}
+
+// TestSimulationBounds: a Simulation document may ask for at most
+// MaxSimulationNodes nodes and MaxSimulationSteps steps; above, the error
+// names the field (nodes: 2147483647 made the simulator build 2^31 node
+// names and run out of memory).
+func TestSimulationBounds(t *testing.T) {
+	doc := func(field string) []byte {
+		return []byte("apiVersion: clonesetcore/v1alpha1\nkind: Simulation\n" + field + "\n")
+	}
+	for _, c := range []struct {
+		field, want string
+	}{
+		{"nodes: 5000", ""},
+		{"nodes: 5001", "nodes: must be at most 5000"},
+		{"nodes: 2147483647", "nodes: must be at most 5000"},
+		{"steps: 100000", ""},
+		{"steps: 100001", "steps: must be at most 100000"},
+	} {
+		s, err := LoadSimulation(doc(c.field), "sim.yaml")
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.field, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: got %v, want %q", c.field, err, c.want)
+		case c.want != "" && s != nil && s.NodeCount > MaxSimulationNodes:
+			t.Errorf("%s: node count %d kept", c.field, s.NodeCount)
+		}
+	}
+}
