@@ -94,7 +94,11 @@ func Plan(s *model.Scenario) (*Result, error) {
 	if s == nil || s.CloneSet == nil {
 		return nil, ErrNoCloneSet
 	}
-	r := newRound(s)
+	return newRound(s).plan(), nil
+}
+
+// plan runs the phases of a round built by newRound or newRoundFrom.
+func (r *round) plan() *Result {
 	r.cleanupPVCs()
 	changed := false
 	if !r.cs.DeletionTimestamp.IsZero() {
@@ -110,10 +114,19 @@ func Plan(s *model.Scenario) (*Result, error) {
 	r.noteIgnoredNotReady()
 	status := r.status()
 	r.truncatePodsToDelete()
-	return r.finish(status), nil
+	return r.finish(status)
 }
 
-func newRound(s *model.Scenario) *round {
+func newRound(s *model.Scenario) *round { return newRoundFrom(s, nil) }
+
+// roundSource gives a round its revisions and pods already resolved and
+// read (a Tracker), instead of resolveRevisions and classifyPods.
+type roundSource interface {
+	resolveRevisions(cs *model.CloneSet, notes *notes) revisionSet
+	classifyPods(r *round)
+}
+
+func newRoundFrom(s *model.Scenario, src roundSource) *round {
 	cs := s.CloneSet
 	r := &round{s: s, cs: cs, now: s.Now, gates: s.Gates}
 	if cs.Spec.Replicas == nil {
@@ -133,8 +146,13 @@ func newRound(s *model.Scenario) *round {
 	// The revisions are resolved first (pods read whether they are at the
 	// update revision), their notes come after those of the pods.
 	var revNotes notes
-	r.revs = resolveRevisions(cs, s.Revisions, &revNotes)
-	r.classifyPods()
+	if src != nil {
+		r.revs = src.resolveRevisions(cs, &revNotes)
+		src.classifyPods(r)
+	} else {
+		r.revs = resolveRevisions(cs, s.Revisions, &revNotes)
+		r.classifyPods()
+	}
 	r.noteTolerated()
 	r.notes.addAll(revNotes.list)
 	r.computeBudgets()
@@ -336,6 +354,12 @@ func (r *round) classifyPods() {
 		}
 		r.info[j] = moving
 	}
+	r.finishPods(adopted)
+}
+
+// finishPods completes the classification of the round's pods: podsToDelete,
+// the uniqueness of names and the notes on adopted and released pods.
+func (r *round) finishPods(adopted []string) {
 	r.markPodsToDelete()
 	r.uniqueNames = true
 	for i := 1; i < len(r.observed); i++ {
