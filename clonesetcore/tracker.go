@@ -192,6 +192,7 @@ func (t *Tracker) SetPod(p *model.Pod) {
 		}
 		t.slot[p.Name] = i
 		t.added = append(t.added, i)
+		t.compact()
 	}
 	t.pods[i] = p
 	t.recs[i] = t.read(p)
@@ -208,6 +209,17 @@ func (t *Tracker) DeletePod(name string) {
 	t.recs[i] = podRecord{}
 	t.dead++
 	t.buried = append(t.buried, i)
+	t.compact()
+}
+
+// compact rebuilds the name order when many pods were added or deleted
+// since the last rebuild, so that a Tracker told of many events between
+// plans keeps its memory bounded; the rebuild, O(n), runs once every n/8
+// such events.
+func (t *Tracker) compact() {
+	if len(t.added)+len(t.buried) > 64+len(t.slot)/8 {
+		t.sortedSlots()
+	}
 }
 
 // Pod returns the pod of that name, or nil.

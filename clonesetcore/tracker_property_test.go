@@ -121,7 +121,9 @@ func converge(have, want *model.Scenario) []event {
 		func(n string) func(*clonesetcore.Tracker) {
 			return func(t *clonesetcore.Tracker) { t.SetRevision(wr[n].(*model.Revision)) }
 		},
-		func(n string) func(*clonesetcore.Tracker) { return func(t *clonesetcore.Tracker) { t.DeleteRevision(n) } })
+		func(n string) func(*clonesetcore.Tracker) {
+			return func(t *clonesetcore.Tracker) { t.DeleteRevision(n) }
+		})
 	diff("node", index(have, "node"), wn,
 		func(n string) func(*clonesetcore.Tracker) {
 			return func(t *clonesetcore.Tracker) { t.SetNode(wn[n].(*model.Node)) }
@@ -389,4 +391,30 @@ func TestTrackerMatchesPlanOnGeneratedWorlds(t *testing.T) {
 		b := worldgen.Generate(drawWorldgenOptions(rt))
 		checkTrackerEvents(rt, rapidSource{rt}, a, b)
 	})
+}
+
+// TestTrackerManyEvents tells a Tracker of more pod additions and deletions
+// between two plans than it keeps unsorted (it then rebuilds its name order
+// while absorbing events), deleted names coming back, and checks the plans.
+func TestTrackerManyEvents(t *testing.T) {
+	s := worldgen.Realistic(1, 400)
+	tr := clonesetcore.NewTracker(s.Gates, s.Controller)
+	tr.Sync(s)
+	trackerPlanJSON(t, tr, s.Now, "after Sync")
+	for i, p := range s.Pods {
+		if i%3 != 0 {
+			tr.DeletePod(p.Name)
+		}
+	}
+	for i, p := range s.Pods {
+		if i%3 == 1 {
+			tr.SetPod(p)
+		}
+	}
+	trackerPlanJSON(t, tr, s.Now, "after deleting two thirds and re-adding half of them")
+	tr.Sync(s)
+	if tr.Len() != len(s.Pods) {
+		t.Fatalf("Len %d after Sync, want %d", tr.Len(), len(s.Pods))
+	}
+	trackerPlanJSON(t, tr, s.Now, "after Sync again")
 }
