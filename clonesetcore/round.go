@@ -53,6 +53,9 @@ type round struct {
 	// pvcs holds the instance ids of the round's pods and PVCs, the clean-up
 	// and V (see cleanupPVCs).
 	pvcs *pvc.Inventory
+	// claimSet, when set (by a Tracker), holds the scenario's PVCs already
+	// read: cleanupPVCs reads no PVC.
+	claimSet *pvc.ClaimSet
 	// delOpts are the deletion-ranking options, computed on first use (see
 	// deletionOptions).
 	delOpts *ordering.DeletionOptions

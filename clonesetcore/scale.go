@@ -15,9 +15,14 @@ import (
 // pod's and PVC's instance id once for the clean-up, the claims of deleted and
 // new pods, and the ids of new pods.
 func (r *round) cleanupPVCs() {
-	r.pvcs = pvc.NewInventory(r.cs, pvc.RoundPods{
+	pods := pvc.RoundPods{
 		Observed: r.byInput.observed, ObservedIDs: r.byInput.ids, Released: r.released, Inactive: r.inactive,
-	}, r.s.PVCs)
+	}
+	if r.claimSet != nil {
+		r.pvcs = pvc.NewInventoryFrom(r.cs, pods, r.claimSet)
+	} else {
+		r.pvcs = pvc.NewInventory(r.cs, pods, r.s.PVCs)
+	}
 	r.emit(r.pvcs.Cleanup()...)
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/clonecore/cloneset/inplace"
 	"github.com/clonecore/cloneset/lifecycle"
 	"github.com/clonecore/cloneset/model"
+	"github.com/clonecore/cloneset/pvc"
 )
 
 // Tracker is the incremental input of the planner for one CloneSet: a
@@ -64,6 +65,10 @@ type Tracker struct {
 	pvcs      objects[*model.PVC]
 	revisions objects[*model.Revision]
 	nodes     objects[*model.Node]
+
+	// claims caches the PVCs read (pvc.NewClaimSet) while neither the PVCs
+	// nor the CloneSet's name and uid (ownership) change.
+	claims *pvc.ClaimSet
 
 	// revs caches the resolved revisions and their notes while neither the
 	// CloneSet nor the revisions change.
@@ -170,6 +175,9 @@ func (t *Tracker) SetCloneSet(cs *model.CloneSet) {
 	if cs == nil {
 		return
 	}
+	if old == nil || old.UID != cs.UID || old.Name != cs.Name {
+		t.claims = nil
+	}
 	if old == nil || old.UID != cs.UID || old.Name != cs.Name || !reflect.DeepEqual(old.Spec.Selector, cs.Spec.Selector) {
 		t.classStale = true
 	}
@@ -237,11 +245,16 @@ func (t *Tracker) Len() int { return len(t.slot) }
 func (t *Tracker) SetPVC(c *model.PVC) {
 	if c != nil {
 		t.pvcs.set(c.Name, c)
+		t.claims = nil
 	}
 }
 
 // DeletePVC forgets the PVC of that name.
-func (t *Tracker) DeletePVC(name string) { t.pvcs.delete(name) }
+func (t *Tracker) DeletePVC(name string) {
+	if t.pvcs.delete(name) {
+		t.claims = nil
+	}
+}
 
 // SetRevision adds the ControllerRevision or replaces the revision of the
 // same name.
@@ -524,4 +537,8 @@ func (t *Tracker) classifyPods(r *round) {
 	}
 	r.byInput.observed, r.byInput.activeOwned, r.byInput.position, r.byInput.ids = r.observed, r.activeOwned, position, ids
 	r.finishPods(adopted)
+	if t.claims == nil {
+		t.claims = pvc.NewClaimSet(t.cs, t.pvcs.sorted())
+	}
+	r.claimSet = t.claims
 }
