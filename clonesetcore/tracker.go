@@ -200,10 +200,12 @@ func (t *Tracker) SetPod(p *model.Pod) {
 		}
 		t.slot[p.Name] = i
 		t.added = append(t.added, i)
-		t.compact()
 	}
 	t.pods[i] = p
 	t.recs[i] = t.read(p)
+	if !ok {
+		t.compact()
+	}
 }
 
 // DeletePod forgets the pod of that name (no-op when unknown).
@@ -220,12 +222,16 @@ func (t *Tracker) DeletePod(name string) {
 	t.compact()
 }
 
+// compactSlack is the number of additions and deletions compact lets
+// wait besides n/8 (a variable for the tests).
+var compactSlack = 64
+
 // compact rebuilds the name order when many pods were added or deleted
 // since the last rebuild, so that a Tracker told of many events between
 // plans keeps its memory bounded; the rebuild, O(n), runs once every n/8
 // such events.
 func (t *Tracker) compact() {
-	if len(t.added)+len(t.buried) > 64+len(t.slot)/8 {
+	if len(t.added)+len(t.buried) > compactSlack+len(t.slot)/8 {
 		t.sortedSlots()
 	}
 }
@@ -338,8 +344,15 @@ func syncObjects[T comparable](o *objects[T], list []T, name func(T) string, set
 // equals t.Plan(now).
 func (t *Tracker) Scenario(now time.Time) *model.Scenario {
 	s := &model.Scenario{Now: now, Gates: t.gates, Controller: t.controller, CloneSet: t.cs}
-	for _, i := range t.sortedSlots() {
-		s.Pods = append(s.Pods, t.pods[i])
+	// From the names, not from the name order Plan uses: the property tests
+	// compare the two.
+	names := make([]string, 0, len(t.slot))
+	for n := range t.slot {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		s.Pods = append(s.Pods, t.pods[t.slot[n]])
 	}
 	s.PVCs = slices.Clone(t.pvcs.sorted())
 	s.Revisions = slices.Clone(t.revisions.sorted())

@@ -1,6 +1,7 @@
 package clonesetcore_test
 
 import (
+	"bytes"
 	"fmt"
 	"runtime"
 	"testing"
@@ -30,8 +31,15 @@ var benchWorlds = []struct {
 func trackerFor(b *testing.B, s *model.Scenario) (*clonesetcore.Tracker, [2]*model.Pod) {
 	tr := clonesetcore.NewTracker(s.Gates, s.Controller)
 	tr.Sync(s)
-	if _, err := tr.Plan(s.Now); err != nil {
+	// The benchmark measures the right thing only if the Tracker plans as
+	// Plan does on the world.
+	got, err := tr.Plan(s.Now)
+	if err != nil {
 		b.Fatal(err)
+	}
+	want, _ := clonesetcore.Plan(s)
+	if !bytes.Equal(mustJSON(b, got), mustJSON(b, want)) {
+		b.Fatal("Tracker.Plan differs from Plan on the benchmark's world")
 	}
 	sc := tr.Scenario(s.Now)
 	p := sc.Pods[len(sc.Pods)/2]

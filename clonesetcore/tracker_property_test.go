@@ -356,7 +356,8 @@ func drawPerm(src source, label string, n int) []int {
 }
 
 // trackerRounds is how many times TestTrackerMatchesPlan runs rapid's 100
-// checks; -short runs one.
+// checks (half of them with the name order rebuilt on almost every event);
+// -short runs one.
 const trackerRounds = 10
 
 // TestTrackerMatchesPlan is the specification of the Tracker: on two random
@@ -373,6 +374,10 @@ func TestTrackerMatchesPlan(t *testing.T) {
 	}
 	for i := range rounds {
 		t.Run(fmt.Sprint("round", i), func(t *testing.T) {
+			// Odd rounds rebuild the name order on almost every event.
+			if i%2 == 1 {
+				defer clonesetcore.SetCompactSlack(clonesetcore.SetCompactSlack(0))
+			}
 			rapid.Check(t, func(rt *rapid.T) {
 				src := rapidSource{rt}
 				a := genWorld(src).build(identity)
