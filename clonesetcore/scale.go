@@ -180,6 +180,7 @@ func (r *round) choosePodsToDelete(b partition.Budget) []*model.Pod {
 		pods, position = r.byInput.observed, r.byInput.position
 	}
 	var upd, old []*model.Pod
+	var updKeys, oldKeys []ordering.PodKeys // with r.keys
 	for j, p := range pods {
 		i := j
 		if position != nil {
@@ -189,24 +190,31 @@ func (r *round) choosePodsToDelete(b partition.Budget) []*model.Pod {
 		in := r.info[i]
 		if in.updated || (r.gates.PreparingUpdateAsUpdate && in.state == model.StatePreparingUpdate) {
 			upd = append(upd, p)
+			if r.keys != nil {
+				updKeys = append(updKeys, r.keys[i])
+			}
 		} else {
 			old = append(old, p)
+			if r.keys != nil {
+				oldKeys = append(oldKeys, r.keys[i])
+			}
 		}
 	}
 	var chosen []*model.Pod
 	switch {
 	case b.ScaleDownOldRevision >= b.ScaleDown:
-		chosen = r.pick(old, b.ScaleDown)
+		chosen = r.pick(old, oldKeys, b.ScaleDown)
 	case b.ScaleDownOldRevision > 0:
-		chosen = append(r.pick(old, b.ScaleDownOldRevision), r.pick(upd, b.ScaleDown-b.ScaleDownOldRevision)...)
+		chosen = append(r.pick(old, oldKeys, b.ScaleDownOldRevision), r.pick(upd, updKeys, b.ScaleDown-b.ScaleDownOldRevision)...)
 	default:
-		chosen = r.pick(upd, b.ScaleDown)
+		chosen = r.pick(upd, updKeys, b.ScaleDown)
 	}
 	return chosen
 }
 
-// pick takes k pods of group g in deletion order.
-func (r *round) pick(g []*model.Pod, k int) []*model.Pod {
+// pick takes k pods of group g in deletion order; keys, when as long as g,
+// are their ordering keys.
+func (r *round) pick(g []*model.Pod, keys []ordering.PodKeys, k int) []*model.Pod {
 	if k > len(g) {
 		r.notes.add("scale-in wanted %d pods from a group of %d: upstream takes fewer than asked (quirk, scale-and-budgets 9.10)", k, len(g))
 		k = len(g)
@@ -215,6 +223,7 @@ func (r *round) pick(g []*model.Pod, k int) []*model.Pod {
 	if len(opts.TopologyKeys) > 0 && len(g) > 1 {
 		r.notes.add("scale-in spread ranks follow the controller's code ((n-i)*ln(D+2) per topology, larger domains lose pods first), not the example of the design proposal (update-and-ordering 8.5, 11.2)")
 	}
+	opts.Keys = keys
 	return ordering.FirstForDeletion(g, opts, k)
 }
 

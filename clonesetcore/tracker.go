@@ -9,6 +9,7 @@ import (
 	"github.com/clonecore/cloneset/inplace"
 	"github.com/clonecore/cloneset/lifecycle"
 	"github.com/clonecore/cloneset/model"
+	"github.com/clonecore/cloneset/ordering"
 	"github.com/clonecore/cloneset/pvc"
 )
 
@@ -88,6 +89,7 @@ type podRecord struct {
 	// pods: with minReadySeconds m > 0 such a pod is available at now when
 	// readyAt is set and readyAt+m is before now.
 	readyAt time.Time
+	keys    ordering.PodKeys // the keys of the deletion and update orders
 	flags   recordFlags
 	kind    podKind // against the CloneSet of the last classification
 	updated bool    // at Tracker.updatedFor
@@ -388,6 +390,7 @@ func (t *Tracker) read(p *model.Pod) podRecord {
 		state:    p.LifecycleState(),
 		revLabel: p.RevisionLabel(),
 		id:       p.InstanceID(),
+		keys:     ordering.ReadKeys(p),
 		flags:    recLive,
 	}
 	if p.IsActive() {
@@ -513,6 +516,7 @@ func (t *Tracker) classifyPods(r *round) {
 	r.observed = make([]*model.Pod, 0, n)
 	r.activeOwned = make([]*model.Pod, 0, n)
 	r.info = make([]podInfo, 0, n)
+	r.keys = make([]ordering.PodKeys, 0, n)
 	ids := make([]string, 0, n)
 	var adopted []string
 	for _, i := range order {
@@ -534,6 +538,7 @@ func (t *Tracker) classifyPods(r *round) {
 				refresh:   rec.flags&recRefresh != 0,
 			})
 			ids = append(ids, rec.id)
+			r.keys = append(r.keys, rec.keys)
 			r.observed = append(r.observed, p)
 			r.activeOwned = append(r.activeOwned, p)
 			if rec.kind == podAdopted {

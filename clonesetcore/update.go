@@ -55,7 +55,14 @@ func (r *round) update() {
 	for j, i := range at {
 		states[j] = r.info[i].state
 	}
-	sorted := ordering.SortForUpdate(byInput, ordering.UpdateOptions{RollingUpdate: ru, AllPods: r.byInput.observed, LifecycleStates: states})
+	var keys []ordering.PodKeys // with r.keys
+	if r.keys != nil {
+		keys = make([]ordering.PodKeys, len(at))
+		for j, i := range at {
+			keys[j] = r.keys[i]
+		}
+	}
+	sorted := ordering.SortForUpdate(byInput, ordering.UpdateOptions{RollingUpdate: ru, AllPods: r.byInput.observed, LifecycleStates: states, Keys: keys})
 	ordered := make([]int, len(sorted)) // indexes in r.observed
 	for i, x := range sorted {
 		ordered[i] = at[x.Index]

@@ -22,6 +22,10 @@ type UpdateOptions struct {
 	// it already (model.Pod.LifecycleState); the pods' labels are then not read
 	// for it. Otherwise it is ignored.
 	LifecycleStates []string
+	// Keys, when as long as the candidates, holds ReadKeys of each candidate
+	// (same order): the pods are then not read for them. Otherwise it is
+	// ignored.
+	Keys []PodKeys
 }
 
 // updKey holds every update-order key of one pod, computed once, the sort
@@ -255,6 +259,10 @@ func SortForUpdate(candidates []*model.Pod, opts UpdateOptions) []Ranked {
 	if len(states) != len(candidates) {
 		states = nil
 	}
+	pk := opts.Keys
+	if len(pk) != len(candidates) {
+		pk = nil
+	}
 	for i, p := range candidates {
 		if p == nil {
 			continue
@@ -265,7 +273,12 @@ func SortForUpdate(candidates []*model.Pod, opts UpdateOptions) []Ranked {
 		} else {
 			state = p.LifecycleState()
 		}
-		k := newUpdKey(p, i, state)
+		var k updKey
+		if pk != nil {
+			k = pk[i].updKey(p, i, state)
+		} else {
+			k = newUpdKey(p, i, state)
+		}
 		k.ki = int32(len(keys))
 		prio.apply(&k)
 		for t := range terms {

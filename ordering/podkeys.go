@@ -1,0 +1,83 @@
+package ordering
+
+import (
+	"time"
+
+	"github.com/clonecore/cloneset/model"
+)
+
+// PodKeys are the keys the deletion and update orders read of one pod
+// (scheduled, phase rank, readiness and its time, deletion cost, container
+// and sidecar restarts, creation time, node), read once by ReadKeys. A
+// caller that reads each pod once and keeps its keys across rounds
+// (clonesetcore.Tracker) passes them in DeletionOptions.Keys and
+// UpdateOptions.Keys: the orders then read the pods only for their names
+// when every other key ties, and for the labels of the priority and scatter
+// terms. The orders are those computed from the pods.
+type PodKeys struct {
+	del     delKey // without the available bit; idx 0, node -1
+	sidecar uint32 // maxKey31 - MaxSidecarRestarts
+	// availableBase is IsAvailable without the minReadySeconds wait: Ready
+	// True, Running, InPlaceUpdateReady absent or True, lifecycle state ""
+	// or Normal. readyAt is the Ready condition's lastTransitionTime.
+	availableBase bool
+	readyAt       time.Time
+	node          string
+}
+
+// ReadKeys reads the keys of p.
+func ReadKeys(p *model.Pod) PodKeys {
+	k := PodKeys{
+		del:           newDelKey(p, 0, &DeletionOptions{}),
+		sidecar:       uint32(maxKey31 - p.MaxSidecarRestarts()),
+		availableBase: p.IsAvailable(0, time.Time{}),
+		node:          p.Spec.NodeName,
+	}
+	k.del.pre &^= preAvailable
+	if k.availableBase {
+		k.readyAt = p.ReadyTime()
+	}
+	return k
+}
+
+// available is model.Pod.IsAvailable(minReadySeconds, now) of the pod.
+func (k *PodKeys) available(minReadySeconds int32, now time.Time) bool {
+	if !k.availableBase {
+		return false
+	}
+	if minReadySeconds == 0 {
+		return true
+	}
+	return !k.readyAt.IsZero() && k.readyAt.Add(time.Duration(minReadySeconds)*time.Second).Before(now)
+}
+
+// delKey is newDelKey(p, idx, opts) of the pod.
+func (k *PodKeys) delKey(idx int, opts *DeletionOptions) delKey {
+	d := k.del
+	d.idx = int32(idx)
+	if d.pre&preReady != 0 && k.available(opts.MinReadySeconds, opts.Now) {
+		d.pre |= preAvailable
+	}
+	return d
+}
+
+// updKey is newUpdKey(p, idx, state) of the pod p.
+func (k *PodKeys) updKey(p *model.Pod, idx int, state string) updKey {
+	pre := (k.del.pre>>prePhaseShift)&3<<updPhaseShift | uint64(k.del.pre>>preReadyBit)&1*updReady
+	if k.del.pre&preScheduled != 0 {
+		pre |= updScheduled
+	}
+	u := updKey{
+		pod:             p,
+		readyRec:        k.del.readyRec,
+		readyNsRestarts: k.del.readyNsRestarts,
+		createdRec:      k.del.createdRec,
+		createdNs:       k.del.createdNs,
+		sidecar:         k.sidecar,
+		idx:             int32(idx),
+		scatter:         -1,
+		preparing:       state == model.StatePreparingUpdate,
+	}
+	u.setPriority(0, 0, pre)
+	return u
+}
