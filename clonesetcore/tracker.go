@@ -59,6 +59,9 @@ type Tracker struct {
 	// classStale is set when a CloneSet change can change the kind of every
 	// pod (selector, name, uid): Plan reads every pod again.
 	classStale bool
+	// prioStale is set when the update priority strategy changed: Plan
+	// reads every pod's priority again (ordering.PodKeys.ReadPriority).
+	prioStale bool
 	// updatedFor is the update revision the records' updated flag was
 	// computed for.
 	updatedFor string
@@ -176,6 +179,9 @@ func (t *Tracker) SetCloneSet(cs *model.CloneSet) {
 	t.revsValid = false
 	if cs == nil {
 		return
+	}
+	if old == nil || !reflect.DeepEqual(priorityStrategy(old), priorityStrategy(cs)) {
+		t.prioStale = true
 	}
 	if old == nil || old.UID != cs.UID || old.Name != cs.Name {
 		t.claims = nil
@@ -414,6 +420,9 @@ func (t *Tracker) read(p *model.Pod) podRecord {
 	if t.cs != nil && !t.classStale {
 		rec.kind = t.classify(p)
 	}
+	if t.cs != nil {
+		rec.keys.ReadPriority(priorityStrategy(t.cs), p)
+	}
 	rec.updated = model.RevisionMatches(rec.revLabel, t.updatedFor)
 	return rec
 }
@@ -490,6 +499,15 @@ func (t *Tracker) refreshRecords(update string) {
 		}
 		t.classStale = false
 	}
+	if t.prioStale {
+		ps := priorityStrategy(t.cs)
+		for i, p := range t.pods {
+			if p != nil {
+				t.recs[i].keys.ReadPriority(ps, p)
+			}
+		}
+		t.prioStale = false
+	}
 	if update != t.updatedFor {
 		for i := range t.recs {
 			t.recs[i].updated = model.RevisionMatches(t.recs[i].revLabel, update)
@@ -559,4 +577,12 @@ func (t *Tracker) classifyPods(r *round) {
 		t.claims = pvc.NewClaimSet(t.cs, t.pvcs.sorted())
 	}
 	r.claimSet = t.claims
+}
+
+// priorityStrategy returns the CloneSet's update priority strategy, or nil.
+func priorityStrategy(cs *model.CloneSet) *model.UpdatePriorityStrategy {
+	if ru := cs.Spec.UpdateStrategy.RollingUpdate; ru != nil {
+		return ru.PriorityStrategy
+	}
+	return nil
 }

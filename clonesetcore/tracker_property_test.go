@@ -188,10 +188,11 @@ func mutatePod(src source, p *model.Pod, revs []string) *model.Pod {
 }
 
 // mutateCloneSet returns a changed copy of cs: replicas, template (from
-// other), podsToDelete, minReadySeconds, strategy or selector.
+// other), podsToDelete, minReadySeconds, paused, selector or update
+// priority strategy.
 func mutateCloneSet(src source, cs, other *model.CloneSet, pods []*model.Pod) *model.CloneSet {
 	c := cs.DeepCopy()
-	switch src.intn("csChange", 6) {
+	switch src.intn("csChange", 7) {
 	case 0:
 		r := int32(src.intn("replicas", 12))
 		c.Spec.Replicas = &r
@@ -213,6 +214,19 @@ func mutateCloneSet(src source, cs, other *model.CloneSet, pods []*model.Pod) *m
 		c.Generation++
 	case 5:
 		c.Spec.Selector = &model.LabelSelector{MatchLabels: map[string]string{"app": pick(src, "selector", "web", "other")}}
+	case 6:
+		if ru := c.Spec.UpdateStrategy.RollingUpdate; ru != nil {
+			switch src.intn("priority", 3) {
+			case 0:
+				ru.PriorityStrategy = nil
+			case 1:
+				ru.PriorityStrategy = &model.UpdatePriorityStrategy{WeightPriority: []model.UpdatePriorityWeightTerm{
+					{Weight: 50, MatchSelector: model.LabelSelector{MatchLabels: map[string]string{"prio": pick(src, "prioValue", "p1", "p2")}}},
+				}}
+			case 2:
+				ru.PriorityStrategy = &model.UpdatePriorityStrategy{OrderPriority: []model.UpdatePriorityOrderTerm{{OrderedKey: "prio"}}}
+			}
+		}
 	}
 	return c
 }
@@ -225,6 +239,14 @@ func mutateCloneSet(src source, cs, other *model.CloneSet, pods []*model.Pod) *m
 // Plan on the Tracker's objects, and the last one Plan(b).
 func checkTrackerEvents(t fatalf, src source, a, b *model.Scenario) {
 	t.Helper()
+	// Labels for the priority strategies of mutateCloneSet.
+	for _, s := range []*model.Scenario{a, b} {
+		for _, p := range s.Pods {
+			if v := src.intn("prioLabel", 4); v > 0 && p.Labels != nil {
+				p.Labels["prio"] = fmt.Sprint("p", v)
+			}
+		}
+	}
 	tr := clonesetcore.NewTracker(a.Gates, a.Controller)
 	evs := objectEvents(a)
 	for _, j := range drawPerm(src, "initial", len(evs)) {

@@ -23,6 +23,21 @@ type PodKeys struct {
 	availableBase bool
 	readyAt       time.Time
 	node          string
+	// level and prio are the update priority under a strategy, when
+	// prioRead (ReadPriority).
+	prioRead bool
+	level    int32
+	prio     int64
+}
+
+// ReadPriority reads the update priority of p under the priority strategy
+// ps (rollingUpdate.priorityStrategy) into the keys, for a caller that keeps
+// them: SortForUpdate then does not read the pod's labels for it. The keys
+// must be read again when the strategy changes.
+func (k *PodKeys) ReadPriority(ps *model.UpdatePriorityStrategy, p *model.Pod) {
+	spec := newPrioritySpec(ps)
+	k.level, k.prio = spec.of(p.Labels)
+	k.prioRead = true
 }
 
 // ReadKeys reads the keys of p.

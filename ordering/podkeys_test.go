@@ -62,5 +62,17 @@ func TestPropPodKeys(t *testing.T) {
 		if !reflect.DeepEqual(plain, fromKeys) {
 			t.Fatalf("update order from keys:\n got %v\nwant %v", names(fromKeys), names(plain))
 		}
+		withPriority := readAll(cands)
+		if ru != nil {
+			for i, p := range cands {
+				if p != nil {
+					withPriority[i].ReadPriority(ru.PriorityStrategy, p)
+				}
+			}
+		}
+		fromPriority := SortForUpdate(cands, UpdateOptions{RollingUpdate: ru, AllPods: pods, Keys: withPriority})
+		if !reflect.DeepEqual(plain, fromPriority) {
+			t.Fatalf("update order from keys with priorities:\n got %v\nwant %v", names(fromPriority), names(plain))
+		}
 	})
 }

@@ -280,7 +280,11 @@ func SortForUpdate(candidates []*model.Pod, opts UpdateOptions) []Ranked {
 			k = newUpdKey(p, i, state)
 		}
 		k.ki = int32(len(keys))
-		prio.apply(&k)
+		if pk != nil && pk[i].prioRead && prio.on {
+			k.setPriority(pk[i].level, pk[i].prio, k.prefix())
+		} else {
+			prio.apply(&k)
+		}
 		for t := range terms {
 			flags.set(t, int(k.ki), p.Labels, terms[t])
 		}
@@ -372,27 +376,33 @@ func newPrioritySpec(ps *model.UpdatePriorityStrategy) prioritySpec {
 // Order: level is the index of the first ordered key present among the labels
 // (-1 when none is), prio the IntSuffix of its value.
 func (s *prioritySpec) apply(k *updKey) {
-	var level int32
-	var prio int64
+	if !s.on {
+		return
+	}
+	level, prio := s.of(k.pod.Labels)
+	k.setPriority(level, prio, k.prefix())
+}
+
+// of returns the priority level and value of a pod with the given labels.
+func (s *prioritySpec) of(labels map[string]string) (level int32, prio int64) {
 	switch {
 	case !s.on:
-		return
 	case s.weight != nil:
 		for i := range s.weight {
-			if s.weight[i].MatchSelector.Matches(k.pod.Labels) {
+			if s.weight[i].MatchSelector.Matches(labels) {
 				prio += int64(s.weight[i].Weight)
 			}
 		}
 	default:
 		level = -1
 		for i, t := range s.order {
-			if v, ok := k.pod.Labels[t.OrderedKey]; ok {
+			if v, ok := labels[t.OrderedKey]; ok {
 				level, prio = int32(i), IntSuffix(v)
 				break
 			}
 		}
 	}
-	k.setPriority(level, prio, k.prefix())
+	return level, prio
 }
 
 // scatterFlags holds, per scatter term (in strategy order) and candidate
