@@ -179,8 +179,11 @@ func (r *round) choosePodsToDelete(b partition.Budget) []*model.Pod {
 	if r.uniqueNames {
 		pods, position = r.byInput.observed, r.byInput.position
 	}
-	var upd, old []*model.Pod
+	upd, old := make([]*model.Pod, 0, len(pods)), make([]*model.Pod, 0, len(pods))
 	var updKeys, oldKeys []ordering.PodKeys // with r.keys
+	if r.keys != nil {
+		updKeys, oldKeys = make([]ordering.PodKeys, 0, len(pods)), make([]ordering.PodKeys, 0, len(pods))
+	}
 	for j, p := range pods {
 		i := j
 		if position != nil {
@@ -242,8 +245,14 @@ func (r *round) deletionOptions() ordering.DeletionOptions {
 		}
 		var missing []string
 		seen := map[string]bool{}
-		for _, p := range r.observed {
-			if n := p.Spec.NodeName; n != "" && opts.Nodes[n] == nil && !seen[n] {
+		for i, p := range r.observed {
+			n := ""
+			if r.keys != nil {
+				n = r.keys[i].Node() // the pod is not read
+			} else {
+				n = p.Spec.NodeName
+			}
+			if n != "" && opts.Nodes[n] == nil && !seen[n] {
 				seen[n] = true
 				missing = append(missing, n)
 			}

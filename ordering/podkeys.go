@@ -30,6 +30,9 @@ type PodKeys struct {
 	prio     int64
 }
 
+// Node returns the pod's spec.nodeName.
+func (k *PodKeys) Node() string { return k.node }
+
 // ReadPriority reads the update priority of p under the priority strategy
 // ps (rollingUpdate.priorityStrategy) into the keys, for a caller that keeps
 // them: SortForUpdate then does not read the pod's labels for it. The keys
