@@ -70,6 +70,15 @@ type Tracker struct {
 	revisions objects[*model.Revision]
 	nodes     objects[*model.Node]
 
+	// buf holds the round's slices of the previous plan, reused.
+	buf struct {
+		observed, activeOwned []*model.Pod
+		info                  []podInfo
+		keys                  []ordering.PodKeys
+		ids                   []string
+		position              []int
+	}
+
 	// claims caches the PVCs read (pvc.NewClaimSet) while neither the PVCs
 	// nor the CloneSet's name and uid (ownership) change.
 	claims *pvc.ClaimSet
@@ -531,11 +540,14 @@ func (t *Tracker) classifyPods(r *round) {
 			n++
 		}
 	}
-	r.observed = make([]*model.Pod, 0, n)
-	r.activeOwned = make([]*model.Pod, 0, n)
-	r.info = make([]podInfo, 0, n)
-	r.keys = make([]ordering.PodKeys, 0, n)
-	ids := make([]string, 0, n)
+	// The slices of the round are reused from plan to plan: no Result
+	// refers to them.
+	b := &t.buf
+	r.observed = slices.Grow(b.observed[:0], n)
+	r.activeOwned = slices.Grow(b.activeOwned[:0], n)
+	r.info = slices.Grow(b.info[:0], n)
+	r.keys = slices.Grow(b.keys[:0], n)
+	ids := slices.Grow(b.ids[:0], n)
 	var adopted []string
 	for _, i := range order {
 		rec := &t.recs[i]
@@ -567,10 +579,11 @@ func (t *Tracker) classifyPods(r *round) {
 			r.activeOwned = append(r.activeOwned, p)
 		}
 	}
-	position := make([]int, len(r.observed))
+	position := slices.Grow(b.position[:0], len(r.observed))[:len(r.observed)]
 	for i := range position {
 		position[i] = i
 	}
+	b.observed, b.activeOwned, b.info, b.keys, b.ids, b.position = r.observed, r.activeOwned, r.info, r.keys, ids, position
 	r.byInput.observed, r.byInput.activeOwned, r.byInput.position, r.byInput.ids = r.observed, r.activeOwned, position, ids
 	r.finishPods(adopted)
 	if t.claims == nil {
