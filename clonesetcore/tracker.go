@@ -59,8 +59,9 @@ type Tracker struct {
 	// classStale is set when a CloneSet change can change the kind of every
 	// pod (selector, name, uid): Plan reads every pod again.
 	classStale bool
-	// prioStale is set when the update priority strategy changed: Plan
-	// reads every pod's priority again (ordering.PodKeys.ReadPriority).
+	// prioStale is set when the update priority or scatter strategy
+	// changed: Plan reads every pod's priority and scatter flags again
+	// (ordering.PodKeys.ReadPriority, ReadScatter).
 	prioStale bool
 	// updatedFor is the update revision the records' updated flag was
 	// computed for.
@@ -189,7 +190,7 @@ func (t *Tracker) SetCloneSet(cs *model.CloneSet) {
 	if cs == nil {
 		return
 	}
-	if old == nil || !reflect.DeepEqual(priorityStrategy(old), priorityStrategy(cs)) {
+	if old == nil || !reflect.DeepEqual(priorityStrategy(old), priorityStrategy(cs)) || !reflect.DeepEqual(scatterStrategy(old), scatterStrategy(cs)) {
 		t.prioStale = true
 	}
 	if old == nil || old.UID != cs.UID || old.Name != cs.Name {
@@ -431,6 +432,7 @@ func (t *Tracker) read(p *model.Pod) podRecord {
 	}
 	if t.cs != nil {
 		rec.keys.ReadPriority(priorityStrategy(t.cs), p)
+		rec.keys.ReadScatter(scatterStrategy(t.cs), p)
 	}
 	rec.updated = model.RevisionMatches(rec.revLabel, t.updatedFor)
 	return rec
@@ -509,10 +511,11 @@ func (t *Tracker) refreshRecords(update string) {
 		t.classStale = false
 	}
 	if t.prioStale {
-		ps := priorityStrategy(t.cs)
+		ps, ss := priorityStrategy(t.cs), scatterStrategy(t.cs)
 		for i, p := range t.pods {
 			if p != nil {
 				t.recs[i].keys.ReadPriority(ps, p)
+				t.recs[i].keys.ReadScatter(ss, p)
 			}
 		}
 		t.prioStale = false
@@ -596,6 +599,14 @@ func (t *Tracker) classifyPods(r *round) {
 func priorityStrategy(cs *model.CloneSet) *model.UpdatePriorityStrategy {
 	if ru := cs.Spec.UpdateStrategy.RollingUpdate; ru != nil {
 		return ru.PriorityStrategy
+	}
+	return nil
+}
+
+// scatterStrategy returns the CloneSet's scatter strategy, or nil.
+func scatterStrategy(cs *model.CloneSet) []model.ScatterTerm {
+	if ru := cs.Spec.UpdateStrategy.RollingUpdate; ru != nil {
+		return ru.ScatterStrategy
 	}
 	return nil
 }

@@ -188,11 +188,11 @@ func mutatePod(src source, p *model.Pod, revs []string) *model.Pod {
 }
 
 // mutateCloneSet returns a changed copy of cs: replicas, template (from
-// other), podsToDelete, minReadySeconds, paused, selector or update
-// priority strategy.
+// other), podsToDelete, minReadySeconds, paused, selector, update
+// priority strategy or scatter strategy.
 func mutateCloneSet(src source, cs, other *model.CloneSet, pods []*model.Pod) *model.CloneSet {
 	c := cs.DeepCopy()
-	switch src.intn("csChange", 7) {
+	switch src.intn("csChange", 8) {
 	case 0:
 		r := int32(src.intn("replicas", 12))
 		c.Spec.Replicas = &r
@@ -225,6 +225,13 @@ func mutateCloneSet(src source, cs, other *model.CloneSet, pods []*model.Pod) *m
 				}}
 			case 2:
 				ru.PriorityStrategy = &model.UpdatePriorityStrategy{OrderPriority: []model.UpdatePriorityOrderTerm{{OrderedKey: "prio"}}}
+			}
+		}
+	case 7:
+		if ru := c.Spec.UpdateStrategy.RollingUpdate; ru != nil {
+			ru.ScatterStrategy = nil
+			for range src.intn("scatterTerms", 3) {
+				ru.ScatterStrategy = append(ru.ScatterStrategy, model.ScatterTerm{Key: "prio", Value: pick(src, "scatterValue", "p1", "p2", "p3")})
 			}
 		}
 	}
@@ -444,4 +451,37 @@ func TestTrackerManyEvents(t *testing.T) {
 		t.Fatalf("Len %d after Sync, want %d", tr.Len(), len(s.Pods))
 	}
 	trackerPlanJSON(t, tr, s.Now, "after Sync again")
+}
+
+// TestTrackerStrategyChanges changes the update priority and scatter
+// strategies of the update world (whose plan orders hundreds of candidates)
+// one after the other: the Tracker reads the priorities and scatter flags it
+// keeps again, and plans as Plan does.
+func TestTrackerStrategyChanges(t *testing.T) {
+	s := worldgen.Update(1, 300)
+	tr := clonesetcore.NewTracker(s.Gates, s.Controller)
+	tr.Sync(s)
+	trackerPlanJSON(t, tr, s.Now, "update world")
+	change := func(name string, f func(ru *model.RollingUpdateStrategy)) {
+		cs := tr.CloneSet().DeepCopy()
+		f(cs.Spec.UpdateStrategy.RollingUpdate)
+		tr.SetCloneSet(cs)
+		trackerPlanJSON(t, tr, s.Now, name)
+	}
+	change("scatter on another rack", func(ru *model.RollingUpdateStrategy) {
+		ru.ScatterStrategy = []model.ScatterTerm{{Key: worldgen.LabelRack, Value: "r0"}}
+	})
+	change("no scatter", func(ru *model.RollingUpdateStrategy) { ru.ScatterStrategy = nil })
+	change("two scatter terms", func(ru *model.RollingUpdateStrategy) {
+		ru.ScatterStrategy = []model.ScatterTerm{{Key: worldgen.LabelRack, Value: "r1"}, {Key: worldgen.LabelRack, Value: "r2"}}
+	})
+	change("no priority", func(ru *model.RollingUpdateStrategy) { ru.PriorityStrategy = nil })
+	change("weight on a rack", func(ru *model.RollingUpdateStrategy) {
+		ru.PriorityStrategy = &model.UpdatePriorityStrategy{WeightPriority: []model.UpdatePriorityWeightTerm{
+			{Weight: 10, MatchSelector: model.LabelSelector{MatchLabels: map[string]string{worldgen.LabelRack: "r1"}}},
+		}}
+	})
+	change("order on the rack", func(ru *model.RollingUpdateStrategy) {
+		ru.PriorityStrategy = &model.UpdatePriorityStrategy{OrderPriority: []model.UpdatePriorityOrderTerm{{OrderedKey: worldgen.LabelRack}}}
+	})
 }

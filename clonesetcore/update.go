@@ -62,7 +62,7 @@ func (r *round) update() {
 			keys[j] = r.keys[i]
 		}
 	}
-	sorted := ordering.SortForUpdate(byInput, ordering.UpdateOptions{RollingUpdate: ru, AllPods: r.byInput.observed, LifecycleStates: states, Keys: keys})
+	sorted := ordering.SortForUpdate(byInput, ordering.UpdateOptions{RollingUpdate: ru, AllPods: r.byInput.observed, LifecycleStates: states, Keys: keys, AllKeys: r.keys})
 	ordered := make([]int, len(sorted)) // indexes in r.observed
 	for i, x := range sorted {
 		ordered[i] = at[x.Index]

@@ -28,7 +28,36 @@ type PodKeys struct {
 	prioRead bool
 	level    int32
 	prio     int64
+	// scatter holds the two scatter flags (flagMatch, flagCarry) of each
+	// scatter term t at bits 2t and 2t+1, when scatterRead (ReadScatter).
+	scatterRead bool
+	scatter     uint32
 }
+
+// maxScatterTerms is the number of scatter terms PodKeys holds flags for.
+const maxScatterTerms = 16
+
+// ReadScatter reads, for each term of the scatter strategy terms
+// (rollingUpdate.scatterStrategy), whether p carries its label and value
+// into the keys, for a caller that keeps them: SortForUpdate then does not
+// read the pod's labels for them. The keys must be read again when the
+// strategy changes. More than 16 terms are not kept (the labels are read).
+func (k *PodKeys) ReadScatter(terms []model.ScatterTerm, p *model.Pod) {
+	k.scatterRead, k.scatter = false, 0
+	if len(terms) > maxScatterTerms {
+		return
+	}
+	for t, term := range terms {
+		var b [1]uint8
+		f := scatterFlags{stride: 1, bits: b[:]}
+		f.set(0, 0, p.Labels, term)
+		k.scatter |= uint32(b[0]) << (2 * t)
+	}
+	k.scatterRead = true
+}
+
+// scatterFlags returns the flags of term t read by ReadScatter.
+func (k *PodKeys) scatterFlags(t int) uint8 { return uint8(k.scatter>>(2*t)) & 3 }
 
 // Node returns the pod's spec.nodeName.
 func (k *PodKeys) Node() string { return k.node }

@@ -62,17 +62,23 @@ func TestPropPodKeys(t *testing.T) {
 		if !reflect.DeepEqual(plain, fromKeys) {
 			t.Fatalf("update order from keys:\n got %v\nwant %v", names(fromKeys), names(plain))
 		}
-		withPriority := readAll(cands)
+		withPriority, allKeys := readAll(cands), readAll(pods)
 		if ru != nil {
 			for i, p := range cands {
 				if p != nil {
 					withPriority[i].ReadPriority(ru.PriorityStrategy, p)
+					withPriority[i].ReadScatter(ru.ScatterStrategy, p)
+				}
+			}
+			for i, p := range pods {
+				if p != nil {
+					allKeys[i].ReadScatter(ru.ScatterStrategy, p)
 				}
 			}
 		}
-		fromPriority := SortForUpdate(cands, UpdateOptions{RollingUpdate: ru, AllPods: pods, Keys: withPriority})
+		fromPriority := SortForUpdate(cands, UpdateOptions{RollingUpdate: ru, AllPods: pods, Keys: withPriority, AllKeys: allKeys})
 		if !reflect.DeepEqual(plain, fromPriority) {
-			t.Fatalf("update order from keys with priorities:\n got %v\nwant %v", names(fromPriority), names(plain))
+			t.Fatalf("update order from keys with priorities and scatter flags:\n got %v\nwant %v", names(fromPriority), names(plain))
 		}
 	})
 }

@@ -26,6 +26,11 @@ type UpdateOptions struct {
 	// (same order): the pods are then not read for them. Otherwise it is
 	// ignored.
 	Keys []PodKeys
+	// AllKeys, when as long as AllPods, holds the keys of each pod of
+	// AllPods (same order); the scatter densities read the terms' flags
+	// from those read by PodKeys.ReadScatter for the same terms. Otherwise
+	// it is ignored.
+	AllKeys []PodKeys
 }
 
 // updKey holds every update-order key of one pod, computed once, the sort
@@ -285,8 +290,14 @@ func SortForUpdate(candidates []*model.Pod, opts UpdateOptions) []Ranked {
 		} else {
 			prio.apply(&k)
 		}
-		for t := range terms {
-			flags.set(t, int(k.ki), p.Labels, terms[t])
+		if pk != nil && pk[i].scatterRead {
+			for t := range terms {
+				flags.bits[t*flags.stride+int(k.ki)] = pk[i].scatterFlags(t)
+			}
+		} else {
+			for t := range terms {
+				flags.set(t, int(k.ki), p.Labels, terms[t])
+			}
 		}
 		keys = append(keys, k)
 	}
@@ -301,7 +312,11 @@ func SortForUpdate(candidates []*model.Pod, opts UpdateOptions) []Ranked {
 	// 3. Scatter.
 	var termWhy []string
 	if len(terms) > 0 {
-		seq, termWhy = scatter(seq, terms, &flags, opts.AllPods)
+		allKeys := opts.AllKeys
+		if len(allKeys) != len(opts.AllPods) {
+			allKeys = nil
+		}
+		seq, termWhy = scatter(seq, terms, &flags, opts.AllPods, allKeys)
 	}
 	// 4. PreparingUpdate first.
 	seq = preparingFirst(seq)
@@ -462,7 +477,7 @@ func preparingFirst(seq []*updKey) []*updKey {
 
 // scatter applies the scatter strategy (section 7) to seq and returns the new
 // sequence and the Why string of each applied term (indexed like updKey.scatter).
-func scatter(seq []*updKey, terms []model.ScatterTerm, flags *scatterFlags, all []*model.Pod) ([]*updKey, []string) {
+func scatter(seq []*updKey, terms []model.ScatterTerm, flags *scatterFlags, all []*model.Pod, allKeys []PodKeys) ([]*updKey, []string) {
 	if len(seq) <= 1 {
 		return seq, nil
 	}
@@ -479,7 +494,7 @@ func scatter(seq []*updKey, terms []model.ScatterTerm, flags *scatterFlags, all 
 	u := make([]*updKey, 0, n)
 	cur, spare := seq, make([]*updKey, 0, n)
 	for pass, ti := range order {
-		res, changed := scatterPass(cur, ti, terms[ti], flags, all, m[:0], u[:0], spare[:0])
+		res, changed := scatterPass(cur, ti, terms[ti], flags, all, allKeys, m[:0], u[:0], spare[:0])
 		if !changed {
 			continue
 		}
@@ -527,7 +542,7 @@ func scatterTermOrder(seq []*updKey, terms []model.ScatterTerm, flags *scatterFl
 // scatterPass is 7.2 for term number ti. m, u and out are empty scratch
 // slices with enough capacity; the result is built in out. changed is false
 // when the pass returns seq unchanged (step 1).
-func scatterPass(seq []*updKey, ti int, t model.ScatterTerm, flags *scatterFlags, all []*model.Pod, m, u, out []*updKey) ([]*updKey, bool) {
+func scatterPass(seq []*updKey, ti int, t model.ScatterTerm, flags *scatterFlags, all []*model.Pod, allKeys []PodKeys, m, u, out []*updKey) ([]*updKey, bool) {
 	for _, k := range seq {
 		if flags.has(ti, k, flagMatch) {
 			m = append(m, k)
@@ -539,11 +554,17 @@ func scatterPass(seq []*updKey, ti int, t model.ScatterTerm, flags *scatterFlags
 		return seq, false
 	}
 	tM, tU := 0, 0
-	for _, p := range all {
+	for j, p := range all {
 		if p == nil {
 			continue
 		}
-		if p.Labels[t.Key] == t.Value {
+		var match bool
+		if allKeys != nil && allKeys[j].scatterRead {
+			match = allKeys[j].scatterFlags(ti)&flagMatch != 0
+		} else {
+			match = p.Labels[t.Key] == t.Value
+		}
+		if match {
 			tM++
 		} else {
 			tU++
