@@ -59,6 +59,8 @@ type Tracker struct {
 	// classStale is set when a CloneSet change can change the kind of every
 	// pod (selector, name, uid): Plan reads every pod again.
 	classStale bool
+	// rereadAll is set when the gates changed: Plan reads every pod again.
+	rereadAll bool
 	// prioStale is set when the update priority or scatter strategy
 	// changed: Plan reads every pod's priority and scatter flags again
 	// (ordering.PodKeys.ReadPriority, ReadScatter).
@@ -172,6 +174,7 @@ func (t *Tracker) SetGates(g model.FeatureGates) {
 	if g != t.gates {
 		t.gates = g
 		t.revsValid = false // the derived revision's name depends on no gate, but stay safe
+		t.rereadAll = true  // the records' refresh flags depend on the gates
 	}
 }
 
@@ -424,6 +427,16 @@ func (t *Tracker) read(p *model.Pod) podRecord {
 	if inGrace {
 		rec.flags |= recInGrace
 	}
+	if inPlaceRefresh && !inGrace {
+		// Outside a grace period the in-place bookkeeping depends on the
+		// pod and the gates only, not on the clock (the clock only stamps
+		// an update it applies): when it has nothing to do now, it has
+		// nothing to do at any time, and the refresh step can skip the pod
+		// unless its lifecycle state needs it.
+		if acts, wait, err := inplace.Refresh(p, t.gates, time.Time{}); len(acts) == 0 && wait == 0 && err == nil {
+			inPlaceRefresh = false
+		}
+	}
 	if inPlaceRefresh || lifecycle.RefreshNeeded(rec.state, hasHash) {
 		rec.flags |= recRefresh
 	}
@@ -500,6 +513,16 @@ func (t *Tracker) resolveRevisions(cs *model.CloneSet, n *notes) revisionSet {
 // date: the kinds after a change of the selector, name or uid (every pod is
 // read again), the updated flags after a change of the update revision.
 func (t *Tracker) refreshRecords(update string) {
+	if t.rereadAll {
+		t.classStale, t.prioStale = true, false // read does the priorities
+		for i, p := range t.pods {
+			if p != nil {
+				t.recs[i] = t.read(p)
+			}
+		}
+		t.rereadAll = false
+		t.updatedFor = "" // read used the old update revision
+	}
 	if t.classStale {
 		selector := t.cs.Spec.Selector.Matcher()
 		r := round{cs: t.cs}

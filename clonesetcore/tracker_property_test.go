@@ -266,7 +266,7 @@ func checkTrackerEvents(t fatalf, src source, a, b *model.Scenario) {
 	steps := src.intn("events", 24)
 	for step := range steps {
 		var cur *model.Scenario
-		switch src.intn("event", 8) {
+		switch src.intn("event", 9) {
 		case 0, 1: // an object of the second world arrives or replaces one
 			if len(bEvents) > 0 {
 				bEvents[src.intn("bObject", len(bEvents))].apply(tr)
@@ -302,6 +302,14 @@ func checkTrackerEvents(t fatalf, src source, a, b *model.Scenario) {
 					tr.DeleteNode(cur.Nodes[src.intn("goneNode", len(cur.Nodes))].Name)
 				}
 			}
+		case 8: // the feature gates change
+			var g model.FeatureGates
+			for _, name := range model.KnownFeatureGates() {
+				if err := g.Set(name, src.intn("gate", 2) == 1); err != nil {
+					t.Fatalf("gate %s: %v", name, err)
+				}
+			}
+			tr.SetGates(g)
 		case 6: // the clock moves, maybe to the instant a pod matures
 			now = now.Add(time.Duration(src.intn("tick", 40)) * time.Second)
 			if cur = tr.Scenario(now); len(cur.Pods) > 0 && cur.CloneSet != nil && src.intn("mature", 2) == 1 {
@@ -391,7 +399,8 @@ const trackerRounds = 10
 
 // TestTrackerMatchesPlan is the specification of the Tracker: on two random
 // worlds a and b, a Tracker told of a's objects in a random order, then of
-// random events (objects of b arriving, pods changing or going, CloneSet
+// random events (objects of b arriving, pods changing or going, gates
+// changing, CloneSet
 // changes of replicas, template, podsToDelete, minReadySeconds, strategy and
 // selector, PVCs, revisions and nodes going, the clock moving), then of the
 // differences that lead to b, plans at every step exactly as Plan on the
@@ -484,4 +493,15 @@ func TestTrackerStrategyChanges(t *testing.T) {
 	change("order on the rack", func(ru *model.RollingUpdateStrategy) {
 		ru.PriorityStrategy = &model.UpdatePriorityStrategy{OrderPriority: []model.UpdatePriorityOrderTerm{{OrderedKey: worldgen.LabelRack}}}
 	})
+	// Every gate on, then off, one at a time.
+	for _, name := range model.KnownFeatureGates() {
+		for _, on := range []bool{true, false} {
+			g := s.Gates
+			if err := g.Set(name, on); err != nil {
+				t.Fatal(err)
+			}
+			tr.SetGates(g)
+			trackerPlanJSON(t, tr, s.Now, fmt.Sprintf("gate %s %v", name, on))
+		}
+	}
 }
