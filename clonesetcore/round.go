@@ -374,6 +374,11 @@ func (r *round) finishPods(adopted []string) {
 			break
 		}
 	}
+	r.notePods(adopted)
+}
+
+// notePods names the adopted and released pods.
+func (r *round) notePods(adopted []string) {
 	if len(adopted) > 0 {
 		r.notes.add("orphan pods matching the selector are treated as adopted: %s", strings.Join(adopted, ", "))
 	}

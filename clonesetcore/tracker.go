@@ -106,6 +106,7 @@ type podRecord struct {
 	readyAt time.Time
 	keys    ordering.PodKeys // the keys of the deletion and update orders
 	flags   recordFlags
+	pos     int32   // index in the round's observed pods (valid during Plan)
 	kind    podKind // against the CloneSet of the last classification
 	updated bool    // at Tracker.updatedFor
 }
@@ -593,6 +594,7 @@ func (t *Tracker) classifyPods(r *round) {
 				inGrace:   rec.flags&recInGrace != 0,
 				refresh:   rec.flags&recRefresh != 0,
 			})
+			rec.pos = int32(len(r.info) - 1)
 			ids = append(ids, rec.id)
 			r.keys = append(r.keys, rec.keys)
 			r.observed = append(r.observed, p)
@@ -611,7 +613,17 @@ func (t *Tracker) classifyPods(r *round) {
 	}
 	b.observed, b.activeOwned, b.info, b.keys, b.ids, b.position = r.observed, r.activeOwned, r.info, r.keys, ids, position
 	r.byInput.observed, r.byInput.activeOwned, r.byInput.position, r.byInput.ids = r.observed, r.activeOwned, position, ids
-	r.finishPods(adopted)
+	// round.finishPods without reading the pods again: names are distinct
+	// in a Tracker, and podsToDelete is looked up by name.
+	for _, name := range r.cs.Spec.ScaleStrategy.PodsToDelete {
+		if i, ok := t.slot[name]; ok {
+			if rec := &t.recs[i]; rec.kind == podObserved || rec.kind == podAdopted {
+				r.info[rec.pos].specified = true
+			}
+		}
+	}
+	r.uniqueNames = true
+	r.notePods(adopted)
 	if t.claims == nil {
 		t.claims = pvc.NewClaimSet(t.cs, t.pvcs.sorted())
 	}
