@@ -33,12 +33,16 @@ import (
 // handed over (informer caches hand out a new object on every change).
 // Nil objects are ignored.
 //
-// Every method costs O(1) (amortized) for a pod, PVC, revision or node event,
-// except when a CloneSet change alters what the records depend on (the
-// selector, name or uid): the next Plan then reads every pod again. Plan is
-// pure: it reads no clock and its result depends only on the final set of
-// objects, not on the order of the events. A Tracker is not safe for
-// concurrent use.
+// A pod event costs O(1) (amortized): the pod is read once. A PVC event makes
+// the next Plan read the PVCs again (they are cached between PVC changes), a
+// revision event the revisions. A CloneSet change that alters what the
+// records depend on (selector, name or uid; the update priority or scatter
+// strategy) and a change of the feature gates make the next Plan read every
+// pod again (or the facts concerned); a new update revision recomputes a flag
+// per record without reading the pods. Plan costs O(n log n) like Plan on a
+// scenario, but reads records instead of pods. Plan is pure: it reads no
+// clock and its result depends only on the final set of objects, not on the
+// order of the events. A Tracker is not safe for concurrent use.
 type Tracker struct {
 	gates      model.FeatureGates
 	controller model.ControllerFlags
@@ -114,8 +118,7 @@ type podRecord struct {
 type recordFlags uint8
 
 const (
-	recActive      recordFlags = 1 << iota // model.Pod.IsActive
-	recSpecified                           // carries the specified-delete label
+	recSpecified   recordFlags = 1 << iota // carries the specified-delete label
 	recStatusReady                         // model.Pod.IsStatusReady
 	recInGrace                             // in an in-place grace period
 	recRefresh                             // the refresh step has work for it
@@ -412,9 +415,6 @@ func (t *Tracker) read(p *model.Pod) podRecord {
 		id:       p.InstanceID(),
 		keys:     ordering.ReadKeys(p),
 		flags:    recLive,
-	}
-	if p.IsActive() {
-		rec.flags |= recActive
 	}
 	if p.HasSpecifiedDeleteLabel() {
 		rec.flags |= recSpecified
