@@ -55,7 +55,9 @@ func (r *round) update() {
 	for j, i := range at {
 		states[j] = r.info[i].state
 	}
-	var keys []ordering.PodKeys // with r.keys
+	// With r.keys (a Tracker), whose byInput order is the canonical order:
+	// r.keys is parallel to r.byInput.observed too.
+	var keys []ordering.PodKeys
 	if r.keys != nil {
 		keys = make([]ordering.PodKeys, len(at))
 		for j, i := range at {
