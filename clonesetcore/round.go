@@ -32,6 +32,9 @@ type round struct {
 	observed []*model.Pod
 	// info holds, for observed[i], what the decisions read of the pod.
 	info []podInfo
+	// keys, when set (by a Tracker), holds ordering.ReadKeys of observed[i]:
+	// the orderings then do not read the pods for their keys.
+	keys []ordering.PodKeys
 	// activeOwned are the observed pods plus released ones (owned, active, no
 	// longer matching the selector): PVC clean-up still counts them.
 	activeOwned []*model.Pod
@@ -53,6 +56,9 @@ type round struct {
 	// pvcs holds the instance ids of the round's pods and PVCs, the clean-up
 	// and V (see cleanupPVCs).
 	pvcs *pvc.Inventory
+	// claimSet, when set (by a Tracker), holds the scenario's PVCs already
+	// read: cleanupPVCs reads no PVC.
+	claimSet *pvc.ClaimSet
 	// delOpts are the deletion-ranking options, computed on first use (see
 	// deletionOptions).
 	delOpts *ordering.DeletionOptions
@@ -119,6 +125,12 @@ func PlanWithOptions(s *model.Scenario, opts Options) (*Result, error) {
 	}
 	r := newRound(s)
 	r.limits = limits
+	return r.plan()
+}
+
+// plan runs the phases of a round built by newRound or newRoundFrom; the
+// only error is a *LimitError.
+func (r *round) plan() (*Result, error) {
 	r.revisionActions()
 	r.cleanupPVCs()
 	changed := false
@@ -142,9 +154,18 @@ func PlanWithOptions(s *model.Scenario, opts Options) (*Result, error) {
 	return r.finish(status), nil
 }
 
-func newRound(s *model.Scenario) *round {
+func newRound(s *model.Scenario) *round { return newRoundFrom(s, nil) }
+
+// roundSource gives a round its revisions and pods already resolved and
+// read (a Tracker), instead of resolveRevisions and classifyPods.
+type roundSource interface {
+	resolveRevisions(cs *model.CloneSet, notes *notes) revisionSet
+	classifyPods(r *round)
+}
+
+func newRoundFrom(s *model.Scenario, src roundSource) *round {
 	cs := s.CloneSet
-	r := &round{s: s, cs: cs, now: s.Now, gates: s.Gates}
+	r := &round{s: s, cs: cs, now: s.Now, gates: s.Gates, limits: Limits{MaxCreatePods: DefaultMaxCreatePods}}
 	if cs.Spec.Replicas == nil {
 		r.notes.add("spec.replicas is absent: planning with the default 1 (upstream's scale phase would fail with \"spec.Replicas is nil\")")
 	}
@@ -162,8 +183,13 @@ func newRound(s *model.Scenario) *round {
 	// The revisions are resolved first (pods read whether they are at the
 	// update revision), their notes come after those of the pods.
 	var revNotes notes
-	r.revs = resolveRevisions(cs, s.Revisions, &revNotes)
-	r.classifyPods()
+	if src != nil {
+		r.revs = src.resolveRevisions(cs, &revNotes)
+		src.classifyPods(r)
+	} else {
+		r.revs = resolveRevisions(cs, s.Revisions, &revNotes)
+		r.classifyPods()
+	}
 	r.noteTolerated()
 	r.notes.addAll(revNotes.list)
 	r.computeBudgets()
@@ -365,6 +391,12 @@ func (r *round) classifyPods() {
 		}
 		r.info[j] = moving
 	}
+	r.finishPods(adopted)
+}
+
+// finishPods completes the classification of the round's pods: podsToDelete,
+// the uniqueness of names and the notes on adopted and released pods.
+func (r *round) finishPods(adopted []string) {
 	r.markPodsToDelete()
 	r.uniqueNames = true
 	for i := 1; i < len(r.observed); i++ {
@@ -373,6 +405,11 @@ func (r *round) classifyPods() {
 			break
 		}
 	}
+	r.notePods(adopted)
+}
+
+// notePods names the adopted and released pods.
+func (r *round) notePods(adopted []string) {
 	if len(adopted) > 0 {
 		r.notes.add("orphan pods matching the selector are treated as adopted: %s", strings.Join(adopted, ", "))
 	}

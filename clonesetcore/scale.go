@@ -15,9 +15,14 @@ import (
 // pod's and PVC's instance id once for the clean-up, the claims of deleted and
 // new pods, and the ids of new pods.
 func (r *round) cleanupPVCs() {
-	r.pvcs = pvc.NewInventory(r.cs, pvc.RoundPods{
+	pods := pvc.RoundPods{
 		Observed: r.byInput.observed, ObservedIDs: r.byInput.ids, Released: r.released, Inactive: r.inactive,
-	}, r.s.PVCs)
+	}
+	if r.claimSet != nil {
+		r.pvcs = pvc.NewInventoryFrom(r.cs, pods, r.claimSet)
+	} else {
+		r.pvcs = pvc.NewInventory(r.cs, pods, r.s.PVCs)
+	}
 	r.emit(r.pvcs.Cleanup()...)
 }
 
@@ -174,7 +179,11 @@ func (r *round) choosePodsToDelete(b partition.Budget) []*model.Pod {
 	if r.uniqueNames {
 		pods, position = r.byInput.observed, r.byInput.position
 	}
-	var upd, old []*model.Pod
+	upd, old := make([]*model.Pod, 0, len(pods)), make([]*model.Pod, 0, len(pods))
+	var updKeys, oldKeys []ordering.PodKeys // with r.keys
+	if r.keys != nil {
+		updKeys, oldKeys = make([]ordering.PodKeys, 0, len(pods)), make([]ordering.PodKeys, 0, len(pods))
+	}
 	for j, p := range pods {
 		i := j
 		if position != nil {
@@ -184,24 +193,31 @@ func (r *round) choosePodsToDelete(b partition.Budget) []*model.Pod {
 		in := r.info[i]
 		if in.updated || (r.gates.PreparingUpdateAsUpdate && in.state == model.StatePreparingUpdate) {
 			upd = append(upd, p)
+			if r.keys != nil {
+				updKeys = append(updKeys, r.keys[i])
+			}
 		} else {
 			old = append(old, p)
+			if r.keys != nil {
+				oldKeys = append(oldKeys, r.keys[i])
+			}
 		}
 	}
 	var chosen []*model.Pod
 	switch {
 	case b.ScaleDownOldRevision >= b.ScaleDown:
-		chosen = r.pick(old, b.ScaleDown)
+		chosen = r.pick(old, oldKeys, b.ScaleDown)
 	case b.ScaleDownOldRevision > 0:
-		chosen = append(r.pick(old, b.ScaleDownOldRevision), r.pick(upd, b.ScaleDown-b.ScaleDownOldRevision)...)
+		chosen = append(r.pick(old, oldKeys, b.ScaleDownOldRevision), r.pick(upd, updKeys, b.ScaleDown-b.ScaleDownOldRevision)...)
 	default:
-		chosen = r.pick(upd, b.ScaleDown)
+		chosen = r.pick(upd, updKeys, b.ScaleDown)
 	}
 	return chosen
 }
 
-// pick takes k pods of group g in deletion order.
-func (r *round) pick(g []*model.Pod, k int) []*model.Pod {
+// pick takes k pods of group g in deletion order; keys, when as long as g,
+// are their ordering keys.
+func (r *round) pick(g []*model.Pod, keys []ordering.PodKeys, k int) []*model.Pod {
 	if k > len(g) {
 		r.notes.add("scale-in wanted %d pods from a group of %d: upstream takes fewer than asked (quirk, scale-and-budgets 9.10)", k, len(g))
 		k = len(g)
@@ -210,6 +226,7 @@ func (r *round) pick(g []*model.Pod, k int) []*model.Pod {
 	if len(opts.TopologyKeys) > 0 && len(g) > 1 {
 		r.notes.add("scale-in spread ranks follow the controller's code ((n-i)*ln(D+2) per topology, larger domains lose pods first), not the example of the design proposal (update-and-ordering 8.5, 11.2)")
 	}
+	opts.Keys = keys
 	return ordering.FirstForDeletion(g, opts, k)
 }
 
@@ -228,8 +245,14 @@ func (r *round) deletionOptions() ordering.DeletionOptions {
 		}
 		var missing []string
 		seen := map[string]bool{}
-		for _, p := range r.observed {
-			if n := p.Spec.NodeName; n != "" && opts.Nodes[n] == nil && !seen[n] {
+		for i, p := range r.observed {
+			n := ""
+			if r.keys != nil {
+				n = r.keys[i].Node() // the pod is not read
+			} else {
+				n = p.Spec.NodeName
+			}
+			if n != "" && opts.Nodes[n] == nil && !seen[n] {
 				seen[n] = true
 				missing = append(missing, n)
 			}

@@ -55,7 +55,16 @@ func (r *round) update() {
 	for j, i := range at {
 		states[j] = r.info[i].state
 	}
-	sorted := ordering.SortForUpdate(byInput, ordering.UpdateOptions{RollingUpdate: ru, AllPods: r.byInput.observed, LifecycleStates: states})
+	// With r.keys (a Tracker), whose byInput order is the canonical order:
+	// r.keys is parallel to r.byInput.observed too.
+	var keys []ordering.PodKeys
+	if r.keys != nil {
+		keys = make([]ordering.PodKeys, len(at))
+		for j, i := range at {
+			keys[j] = r.keys[i]
+		}
+	}
+	sorted := ordering.SortForUpdate(byInput, ordering.UpdateOptions{RollingUpdate: ru, AllPods: r.byInput.observed, LifecycleStates: states, Keys: keys, AllKeys: r.keys})
 	ordered := make([]int, len(sorted)) // indexes in r.observed
 	for i, x := range sorted {
 		ordered[i] = at[x.Index]

@@ -27,6 +27,10 @@ type DeletionOptions struct {
 	// Nodes are the nodes by name. A pod whose node is absent (or nil) belongs
 	// to no topology: the spread ranker gives it rank 0.
 	Nodes map[string]*model.Node
+	// Keys, when as long as the group, holds ReadKeys of each pod of the
+	// group (same order): the pods are then not read for them. Otherwise it
+	// is ignored.
+	Keys []PodKeys
 }
 
 // delKey holds the deletion keys of one pod, computed once and packed into
@@ -343,12 +347,22 @@ func rankGroup(group []*model.Pod, opts *DeletionOptions) (*ranker, []ent) {
 	r := newRanker(group, len(group))
 	nodeIDs := make(map[string]int32, len(group)/4) // growing it would rehash every name
 	var nodeNames []string
+	keys := opts.Keys
+	if len(keys) != len(group) {
+		keys = nil
+	}
 	for i, p := range group {
 		if p == nil {
 			continue
 		}
-		k := newDelKey(p, i, opts)
-		if nn := p.Spec.NodeName; nn != "" {
+		var k delKey
+		var nn string
+		if keys != nil {
+			k, nn = keys[i].delKey(i, opts), keys[i].node
+		} else {
+			k, nn = newDelKey(p, i, opts), p.Spec.NodeName
+		}
+		if nn != "" {
 			id, ok := nodeIDs[nn]
 			if !ok {
 				id = int32(len(nodeNames))

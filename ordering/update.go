@@ -22,6 +22,15 @@ type UpdateOptions struct {
 	// it already (model.Pod.LifecycleState); the pods' labels are then not read
 	// for it. Otherwise it is ignored.
 	LifecycleStates []string
+	// Keys, when as long as the candidates, holds ReadKeys of each candidate
+	// (same order): the pods are then not read for them. Otherwise it is
+	// ignored.
+	Keys []PodKeys
+	// AllKeys, when as long as AllPods, holds the keys of each pod of
+	// AllPods (same order); the scatter densities read the terms' flags
+	// from those read by PodKeys.ReadScatter for the same terms. Otherwise
+	// it is ignored.
+	AllKeys []PodKeys
 }
 
 // updKey holds every update-order key of one pod, computed once, the sort
@@ -255,6 +264,10 @@ func SortForUpdate(candidates []*model.Pod, opts UpdateOptions) []Ranked {
 	if len(states) != len(candidates) {
 		states = nil
 	}
+	pk := opts.Keys
+	if len(pk) != len(candidates) {
+		pk = nil
+	}
 	for i, p := range candidates {
 		if p == nil {
 			continue
@@ -265,11 +278,26 @@ func SortForUpdate(candidates []*model.Pod, opts UpdateOptions) []Ranked {
 		} else {
 			state = p.LifecycleState()
 		}
-		k := newUpdKey(p, i, state)
+		var k updKey
+		if pk != nil {
+			k = pk[i].updKey(p, i, state)
+		} else {
+			k = newUpdKey(p, i, state)
+		}
 		k.ki = int32(len(keys))
-		prio.apply(&k)
-		for t := range terms {
-			flags.set(t, int(k.ki), p.Labels, terms[t])
+		if pk != nil && pk[i].prioRead && prio.on {
+			k.setPriority(pk[i].level, pk[i].prio, k.prefix())
+		} else {
+			prio.apply(&k)
+		}
+		if pk != nil && pk[i].scatterRead {
+			for t := range terms {
+				flags.bits[t*flags.stride+int(k.ki)] = pk[i].scatterFlags(t)
+			}
+		} else {
+			for t := range terms {
+				flags.set(t, int(k.ki), p.Labels, terms[t])
+			}
 		}
 		keys = append(keys, k)
 	}
@@ -284,7 +312,11 @@ func SortForUpdate(candidates []*model.Pod, opts UpdateOptions) []Ranked {
 	// 3. Scatter.
 	var termWhy []string
 	if len(terms) > 0 {
-		seq, termWhy = scatter(seq, terms, &flags, opts.AllPods)
+		allKeys := opts.AllKeys
+		if len(allKeys) != len(opts.AllPods) {
+			allKeys = nil
+		}
+		seq, termWhy = scatter(seq, terms, &flags, opts.AllPods, allKeys)
 	}
 	// 4. PreparingUpdate first.
 	seq = preparingFirst(seq)
@@ -359,27 +391,33 @@ func newPrioritySpec(ps *model.UpdatePriorityStrategy) prioritySpec {
 // Order: level is the index of the first ordered key present among the labels
 // (-1 when none is), prio the IntSuffix of its value.
 func (s *prioritySpec) apply(k *updKey) {
-	var level int32
-	var prio int64
+	if !s.on {
+		return
+	}
+	level, prio := s.of(k.pod.Labels)
+	k.setPriority(level, prio, k.prefix())
+}
+
+// of returns the priority level and value of a pod with the given labels.
+func (s *prioritySpec) of(labels map[string]string) (level int32, prio int64) {
 	switch {
 	case !s.on:
-		return
 	case s.weight != nil:
 		for i := range s.weight {
-			if s.weight[i].MatchSelector.Matches(k.pod.Labels) {
+			if s.weight[i].MatchSelector.Matches(labels) {
 				prio += int64(s.weight[i].Weight)
 			}
 		}
 	default:
 		level = -1
 		for i, t := range s.order {
-			if v, ok := k.pod.Labels[t.OrderedKey]; ok {
+			if v, ok := labels[t.OrderedKey]; ok {
 				level, prio = int32(i), IntSuffix(v)
 				break
 			}
 		}
 	}
-	k.setPriority(level, prio, k.prefix())
+	return level, prio
 }
 
 // scatterFlags holds, per scatter term (in strategy order) and candidate
@@ -439,7 +477,7 @@ func preparingFirst(seq []*updKey) []*updKey {
 
 // scatter applies the scatter strategy (section 7) to seq and returns the new
 // sequence and the Why string of each applied term (indexed like updKey.scatter).
-func scatter(seq []*updKey, terms []model.ScatterTerm, flags *scatterFlags, all []*model.Pod) ([]*updKey, []string) {
+func scatter(seq []*updKey, terms []model.ScatterTerm, flags *scatterFlags, all []*model.Pod, allKeys []PodKeys) ([]*updKey, []string) {
 	if len(seq) <= 1 {
 		return seq, nil
 	}
@@ -456,7 +494,7 @@ func scatter(seq []*updKey, terms []model.ScatterTerm, flags *scatterFlags, all 
 	u := make([]*updKey, 0, n)
 	cur, spare := seq, make([]*updKey, 0, n)
 	for pass, ti := range order {
-		res, changed := scatterPass(cur, ti, terms[ti], flags, all, m[:0], u[:0], spare[:0])
+		res, changed := scatterPass(cur, ti, terms[ti], flags, all, allKeys, m[:0], u[:0], spare[:0])
 		if !changed {
 			continue
 		}
@@ -504,7 +542,7 @@ func scatterTermOrder(seq []*updKey, terms []model.ScatterTerm, flags *scatterFl
 // scatterPass is 7.2 for term number ti. m, u and out are empty scratch
 // slices with enough capacity; the result is built in out. changed is false
 // when the pass returns seq unchanged (step 1).
-func scatterPass(seq []*updKey, ti int, t model.ScatterTerm, flags *scatterFlags, all []*model.Pod, m, u, out []*updKey) ([]*updKey, bool) {
+func scatterPass(seq []*updKey, ti int, t model.ScatterTerm, flags *scatterFlags, all []*model.Pod, allKeys []PodKeys, m, u, out []*updKey) ([]*updKey, bool) {
 	for _, k := range seq {
 		if flags.has(ti, k, flagMatch) {
 			m = append(m, k)
@@ -516,11 +554,17 @@ func scatterPass(seq []*updKey, ti int, t model.ScatterTerm, flags *scatterFlags
 		return seq, false
 	}
 	tM, tU := 0, 0
-	for _, p := range all {
+	for j, p := range all {
 		if p == nil {
 			continue
 		}
-		if p.Labels[t.Key] == t.Value {
+		var match bool
+		if allKeys != nil && allKeys[j].scatterRead {
+			match = allKeys[j].scatterFlags(ti)&flagMatch != 0
+		} else {
+			match = p.Labels[t.Key] == t.Value
+		}
+		if match {
 			tM++
 		} else {
 			tU++

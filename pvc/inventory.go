@@ -51,8 +51,26 @@ type RoundPods struct {
 // deletionTimestamp are the owned PVCs of clean-up (Owned). Nil entries are
 // skipped. The order of the slices does not matter.
 func NewInventory(cs *model.CloneSet, pods RoundPods, pvcs []*model.PVC) *Inventory {
-	given := len(pods.ObservedIDs) == len(pods.Observed)
 	x := &Inventory{cs: cs, ids: newIDTable(max(len(pods.Observed)+len(pods.Released)+len(pods.Inactive), len(pvcs)))}
+	x.addPods(pods)
+	all := make([]claim, 0, len(pvcs))
+	for i, c := range pvcs {
+		if c == nil {
+			continue
+		}
+		k := newClaim(c, InstanceIDOf(c), i)
+		x.ids.addClaim(&k, idClaim)
+		if IsOwnedBy(c, cs) && c.DeletionTimestamp.IsZero() {
+			all = append(all, k)
+		}
+	}
+	x.owned = dedupeClaims(all)
+	return x
+}
+
+// addPods reads the instance ids of the round's pods into the table.
+func (x *Inventory) addPods(pods RoundPods) {
+	given := len(pods.ObservedIDs) == len(pods.Observed)
 	for i, p := range pods.Observed {
 		switch {
 		case p == nil:
@@ -76,19 +94,6 @@ func NewInventory(cs *model.CloneSet, pods RoundPods, pvcs []*model.PVC) *Invent
 			x.inactive[id] = p
 		}
 	}
-	all := make([]claim, 0, len(pvcs))
-	for i, c := range pvcs {
-		if c == nil {
-			continue
-		}
-		k := newClaim(c, InstanceIDOf(c), i)
-		x.ids.addClaim(&k, idClaim)
-		if IsOwnedBy(c, cs) && c.DeletionTimestamp.IsZero() {
-			all = append(all, k)
-		}
-	}
-	x.owned = dedupeClaims(all)
-	return x
 }
 
 // Cleanup returns the clean-up actions of the round, those of Cleanup with

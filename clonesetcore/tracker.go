@@ -1,0 +1,647 @@
+package clonesetcore
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/clonecore/cloneset/inplace"
+	"github.com/clonecore/cloneset/lifecycle"
+	"github.com/clonecore/cloneset/model"
+	"github.com/clonecore/cloneset/ordering"
+	"github.com/clonecore/cloneset/pvc"
+)
+
+// Tracker is the incremental input of the planner for one CloneSet: a
+// controller keeps one per CloneSet, tells it of every object added, changed
+// or removed (the CloneSet, its pods, PVCs, ControllerRevisions and the
+// nodes), and calls Plan on each reconcile.
+//
+// The Tracker reads each pod when it is told of it and keeps a compact record
+// of what the planner reads (kind, revision, lifecycle state, readiness and
+// the time it became ready, instance id, specified-delete, whether the
+// refresh step has work for it); Plan then works from the records instead of
+// reading every pod again. Tracker.Plan(now) returns exactly what Plan
+// returns on Scenario(now), the same objects as a scenario: the same actions
+// in the same order, the same status, requeue and notes, byte for byte.
+//
+// Objects are identified by name (the pods, PVCs and revisions of a CloneSet
+// share its namespace): Set* replaces the object of the same name, Delete*
+// forgets it. The Tracker keeps the objects it is given and reads some of
+// them again when planning: an object must not be modified after it is
+// handed over (informer caches hand out a new object on every change).
+// Nil objects are ignored.
+//
+// A pod event costs O(1) (amortized): the pod is read once. A PVC event makes
+// the next Plan read the PVCs again (they are cached between PVC changes), a
+// revision event the revisions. A CloneSet change that alters what the
+// records depend on (selector, name or uid; the update priority or scatter
+// strategy) and a change of the feature gates make the next Plan read every
+// pod again (or the facts concerned); a new update revision recomputes a flag
+// per record without reading the pods. Plan costs O(n log n) like Plan on a
+// scenario, but reads records instead of pods. Plan is pure: it reads no
+// clock and its result depends only on the final set of objects, not on the
+// order of the events. A Tracker is not safe for concurrent use.
+type Tracker struct {
+	gates      model.FeatureGates
+	controller model.ControllerFlags
+	cs         *model.CloneSet
+
+	// Pods live in slots: pods[i] and recs[i] are the object and record of
+	// slot i. order lists the live slots sorted by name, plus slots deleted
+	// or added since it was last rebuilt (see sortedSlots).
+	slot   map[string]int32
+	pods   []*model.Pod
+	recs   []podRecord
+	order  []int32
+	added  []int32 // slots added since order was last rebuilt
+	dead   int     // deleted slots still in order
+	free   []int32 // slots to reuse (not in order)
+	buried []int32 // deleted slots still in order, freed by the next rebuild
+
+	// classStale is set when a CloneSet change can change the kind of every
+	// pod (selector, name, uid): Plan reads every pod again.
+	classStale bool
+	// rereadAll is set when the gates changed: Plan reads every pod again.
+	rereadAll bool
+	// prioStale is set when the update priority or scatter strategy
+	// changed: Plan reads every pod's priority and scatter flags again
+	// (ordering.PodKeys.ReadPriority, ReadScatter).
+	prioStale bool
+	// updatedFor is the update revision the records' updated flag was
+	// computed for.
+	updatedFor string
+
+	pvcs      objects[*model.PVC]
+	revisions objects[*model.Revision]
+	nodes     objects[*model.Node]
+
+	// buf holds the round's slices of the previous plan, reused.
+	buf struct {
+		observed, activeOwned []*model.Pod
+		info                  []podInfo
+		keys                  []ordering.PodKeys
+		ids                   []string
+		position              []int
+	}
+
+	// claims caches the PVCs read (pvc.NewClaimSet) while neither the PVCs
+	// nor the CloneSet's name and uid (ownership) change.
+	claims *pvc.ClaimSet
+
+	// revs caches the resolved revisions and their notes while neither the
+	// CloneSet nor the revisions change.
+	revsValid bool
+	revs      revisionSet
+	revNotes  []string
+}
+
+// podRecord is what the planner reads of one pod, read when the Tracker is
+// told of the pod.
+type podRecord struct {
+	name     string
+	state    string // lifecycle state label
+	revLabel string // controller-revision-hash label
+	id       string // instance-id label
+	// readyAt is the Ready condition's lastTransitionTime, for statusReady
+	// pods: with minReadySeconds m > 0 such a pod is available at now when
+	// readyAt is set and readyAt+m is before now.
+	readyAt time.Time
+	keys    ordering.PodKeys // the keys of the deletion and update orders
+	flags   recordFlags
+	pos     int32   // index in the round's observed pods (valid during Plan)
+	kind    podKind // against the CloneSet of the last classification
+	updated bool    // at Tracker.updatedFor
+}
+
+type recordFlags uint8
+
+const (
+	recSpecified   recordFlags = 1 << iota // carries the specified-delete label
+	recStatusReady                         // model.Pod.IsStatusReady
+	recInGrace                             // in an in-place grace period
+	recRefresh                             // the refresh step has work for it
+	recLive                                // the slot holds a pod
+)
+
+// objects is a set of named objects with their list in name order, rebuilt
+// when the set changed.
+type objects[T any] struct {
+	byName map[string]T
+	list   []T
+	stale  bool
+}
+
+func (o *objects[T]) set(name string, v T) {
+	if o.byName == nil {
+		o.byName = map[string]T{}
+	}
+	o.byName[name] = v
+	o.stale = true
+}
+
+func (o *objects[T]) delete(name string) bool {
+	if _, ok := o.byName[name]; !ok {
+		return false
+	}
+	delete(o.byName, name)
+	o.stale = true
+	return true
+}
+
+// sorted returns the objects in name order.
+func (o *objects[T]) sorted() []T {
+	if o.stale || (o.list == nil && len(o.byName) > 0) {
+		names := make([]string, 0, len(o.byName))
+		for n := range o.byName {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		o.list = make([]T, len(names))
+		for i, n := range names {
+			o.list[i] = o.byName[n]
+		}
+		o.stale = false
+	}
+	return o.list
+}
+
+// NewTracker returns an empty Tracker planning with the given feature gates
+// and controller flags (those of model.Scenario).
+func NewTracker(gates model.FeatureGates, controller model.ControllerFlags) *Tracker {
+	return &Tracker{gates: gates, controller: controller, slot: map[string]int32{}}
+}
+
+// SetGates changes the feature gates of the following plans.
+func (t *Tracker) SetGates(g model.FeatureGates) {
+	if g != t.gates {
+		t.gates = g
+		t.revsValid = false // the derived revision's name depends on no gate, but stay safe
+		t.rereadAll = true  // the records' refresh flags depend on the gates
+	}
+}
+
+// SetController changes the controller flags of the following plans.
+func (t *Tracker) SetController(c model.ControllerFlags) { t.controller = c }
+
+// CloneSet returns the CloneSet the Tracker plans for (nil before SetCloneSet).
+func (t *Tracker) CloneSet() *model.CloneSet { return t.cs }
+
+// SetCloneSet sets (adds or replaces) the CloneSet; nil removes it, after
+// which Plan returns ErrNoCloneSet.
+func (t *Tracker) SetCloneSet(cs *model.CloneSet) {
+	old := t.cs
+	t.cs = cs
+	t.revsValid = false
+	if cs == nil {
+		return
+	}
+	if old == nil || !reflect.DeepEqual(priorityStrategy(old), priorityStrategy(cs)) || !reflect.DeepEqual(scatterStrategy(old), scatterStrategy(cs)) {
+		t.prioStale = true
+	}
+	if old == nil || old.UID != cs.UID || old.Name != cs.Name {
+		t.claims = nil
+	}
+	if old == nil || old.UID != cs.UID || old.Name != cs.Name || !reflect.DeepEqual(old.Spec.Selector, cs.Spec.Selector) {
+		t.classStale = true
+	}
+}
+
+// SetPod adds the pod or replaces the pod of the same name.
+func (t *Tracker) SetPod(p *model.Pod) {
+	if p == nil {
+		return
+	}
+	i, ok := t.slot[p.Name]
+	if !ok {
+		if n := len(t.free); n > 0 {
+			i = t.free[n-1]
+			t.free = t.free[:n-1]
+		} else {
+			i = int32(len(t.pods))
+			t.pods = append(t.pods, nil)
+			t.recs = append(t.recs, podRecord{})
+		}
+		t.slot[p.Name] = i
+		t.added = append(t.added, i)
+	}
+	t.pods[i] = p
+	t.recs[i] = t.read(p)
+	if !ok {
+		t.compact()
+	}
+}
+
+// DeletePod forgets the pod of that name (no-op when unknown).
+func (t *Tracker) DeletePod(name string) {
+	i, ok := t.slot[name]
+	if !ok {
+		return
+	}
+	delete(t.slot, name)
+	t.pods[i] = nil
+	t.recs[i] = podRecord{}
+	t.dead++
+	t.buried = append(t.buried, i)
+	t.compact()
+}
+
+// compactSlack is the number of additions and deletions compact lets
+// wait besides n/8 (a variable for the tests).
+var compactSlack = 64
+
+// compact rebuilds the name order when many pods were added or deleted
+// since the last rebuild, so that a Tracker told of many events between
+// plans keeps its memory bounded; the rebuild, O(n), runs once every n/8
+// such events.
+func (t *Tracker) compact() {
+	if len(t.added)+len(t.buried) > compactSlack+len(t.slot)/8 {
+		t.sortedSlots()
+	}
+}
+
+// Pod returns the pod of that name, or nil.
+func (t *Tracker) Pod(name string) *model.Pod {
+	if i, ok := t.slot[name]; ok {
+		return t.pods[i]
+	}
+	return nil
+}
+
+// Len returns the number of pods the Tracker holds.
+func (t *Tracker) Len() int { return len(t.slot) }
+
+// SetPVC adds the PVC or replaces the PVC of the same name.
+func (t *Tracker) SetPVC(c *model.PVC) {
+	if c != nil {
+		t.pvcs.set(c.Name, c)
+		t.claims = nil
+	}
+}
+
+// DeletePVC forgets the PVC of that name.
+func (t *Tracker) DeletePVC(name string) {
+	if t.pvcs.delete(name) {
+		t.claims = nil
+	}
+}
+
+// SetRevision adds the ControllerRevision or replaces the revision of the
+// same name.
+func (t *Tracker) SetRevision(r *model.Revision) {
+	if r != nil {
+		t.revisions.set(r.Name, r)
+		t.revsValid = false
+	}
+}
+
+// DeleteRevision forgets the ControllerRevision of that name.
+func (t *Tracker) DeleteRevision(name string) {
+	if t.revisions.delete(name) {
+		t.revsValid = false
+	}
+}
+
+// SetNode adds the node or replaces the node of the same name.
+func (t *Tracker) SetNode(n *model.Node) {
+	if n != nil {
+		t.nodes.set(n.Name, n)
+	}
+}
+
+// DeleteNode forgets the node of that name.
+func (t *Tracker) DeleteNode(name string) { t.nodes.delete(name) }
+
+// Sync makes the Tracker hold exactly the objects of s (its CloneSet, pods,
+// PVCs, revisions and nodes), its gates and controller flags, by applying the
+// differences: objects the Tracker already holds (the same pointer) are not
+// read again. It suits a controller that lists objects instead of watching
+// them. s.Now, s.Description and s.SetAside are not used.
+func (t *Tracker) Sync(s *model.Scenario) {
+	t.SetGates(s.Gates)
+	t.SetController(s.Controller)
+	if s.CloneSet != t.cs {
+		t.SetCloneSet(s.CloneSet)
+	}
+	keep := make(map[string]bool, len(s.Pods))
+	for _, p := range s.Pods {
+		if p == nil {
+			continue
+		}
+		keep[p.Name] = true
+		if t.Pod(p.Name) != p {
+			t.SetPod(p)
+		}
+	}
+	for name := range t.slot {
+		if !keep[name] {
+			t.DeletePod(name)
+		}
+	}
+	syncObjects(&t.pvcs, s.PVCs, func(c *model.PVC) string { return c.Name }, t.SetPVC, t.DeletePVC)
+	syncObjects(&t.revisions, s.Revisions, func(r *model.Revision) string { return r.Name }, t.SetRevision, t.DeleteRevision)
+	syncObjects(&t.nodes, s.Nodes, func(n *model.Node) string { return n.Name }, t.SetNode, t.DeleteNode)
+}
+
+func syncObjects[T comparable](o *objects[T], list []T, name func(T) string, set func(T), del func(string)) {
+	var zero T
+	keep := make(map[string]bool, len(list))
+	for _, v := range list {
+		if v == zero {
+			continue
+		}
+		n := name(v)
+		keep[n] = true
+		if cur, ok := o.byName[n]; !ok || cur != v {
+			set(v)
+		}
+	}
+	for n := range o.byName {
+		if !keep[n] {
+			del(n)
+		}
+	}
+}
+
+// Scenario returns the objects the Tracker holds as a scenario planned at
+// now (pods, PVCs, revisions and nodes in name order): Plan(Scenario(now))
+// equals t.Plan(now).
+func (t *Tracker) Scenario(now time.Time) *model.Scenario {
+	s := &model.Scenario{Now: now, Gates: t.gates, Controller: t.controller, CloneSet: t.cs}
+	// From the names, not from the name order Plan uses: the property tests
+	// compare the two.
+	names := make([]string, 0, len(t.slot))
+	for n := range t.slot {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		s.Pods = append(s.Pods, t.pods[t.slot[n]])
+	}
+	s.PVCs = slices.Clone(t.pvcs.sorted())
+	s.Revisions = slices.Clone(t.revisions.sorted())
+	s.Nodes = slices.Clone(t.nodes.sorted())
+	return s
+}
+
+// Plan computes the decision of one reconcile at now from the objects the
+// Tracker holds: the result of Plan(t.Scenario(now)), computed from the
+// records. It does not change what the Tracker holds.
+func (t *Tracker) Plan(now time.Time) (*Result, error) {
+	if t.cs == nil {
+		return nil, ErrNoCloneSet
+	}
+	s := &model.Scenario{
+		Now: now, Gates: t.gates, Controller: t.controller, CloneSet: t.cs,
+		PVCs: t.pvcs.sorted(), Nodes: t.nodes.sorted(),
+	}
+	// Validation (A10) looks the podsToDelete names up among the pods.
+	for _, n := range t.cs.Spec.ScaleStrategy.PodsToDelete {
+		if p := t.Pod(n); p != nil {
+			s.Pods = append(s.Pods, p)
+		}
+	}
+	return newRoundFrom(s, t).plan()
+}
+
+// read computes the record of a pod; kind and updated are those of the
+// current CloneSet and the last resolved update revision.
+func (t *Tracker) read(p *model.Pod) podRecord {
+	rec := podRecord{
+		name:     p.Name,
+		state:    p.LifecycleState(),
+		revLabel: p.RevisionLabel(),
+		id:       p.InstanceID(),
+		keys:     ordering.ReadKeys(p),
+		flags:    recLive,
+	}
+	if p.HasSpecifiedDeleteLabel() {
+		rec.flags |= recSpecified
+	}
+	if statusReady, _ := p.Readiness(0, time.Time{}); statusReady {
+		rec.flags |= recStatusReady
+		rec.readyAt = p.ReadyTime()
+	}
+	inGrace, inPlaceRefresh := inplace.RefreshFacts(p)
+	_, hasHash := p.Labels[model.LabelPodTemplateHash]
+	if inGrace {
+		rec.flags |= recInGrace
+	}
+	if inPlaceRefresh && !inGrace {
+		// Outside a grace period the in-place bookkeeping depends on the
+		// pod and the gates only, not on the clock (the clock only stamps
+		// an update it applies): when it has nothing to do now, it has
+		// nothing to do at any time, and the refresh step can skip the pod
+		// unless its lifecycle state needs it.
+		if acts, wait, err := inplace.Refresh(p, t.gates, time.Time{}); len(acts) == 0 && wait == 0 && err == nil {
+			inPlaceRefresh = false
+		}
+	}
+	if inPlaceRefresh || lifecycle.RefreshNeeded(rec.state, hasHash) {
+		rec.flags |= recRefresh
+	}
+	if t.cs != nil && !t.classStale {
+		rec.kind = t.classify(p)
+	}
+	if t.cs != nil {
+		rec.keys.ReadPriority(priorityStrategy(t.cs), p)
+		rec.keys.ReadScatter(scatterStrategy(t.cs), p)
+	}
+	rec.updated = model.RevisionMatches(rec.revLabel, t.updatedFor)
+	return rec
+}
+
+// classify is round.classify against the Tracker's CloneSet.
+func (t *Tracker) classify(p *model.Pod) podKind {
+	r := round{cs: t.cs}
+	return r.classify(p, t.cs.Spec.Selector.Matcher())
+}
+
+// sortedSlots returns the live slots in name order, rebuilding the order
+// after pods were added or deleted: the added slots are sorted and merged
+// with the order, deleted slots dropped.
+func (t *Tracker) sortedSlots() []int32 {
+	if len(t.added) == 0 && t.dead == 0 {
+		return t.order
+	}
+	added := t.added
+	slices.SortFunc(added, func(a, b int32) int { return strings.Compare(t.recs[a].name, t.recs[b].name) })
+	// A slot added then deleted before this rebuild is dead: skipped.
+	merged := make([]int32, 0, len(t.slot))
+	old := t.order
+	// Deleted slots are reused only after this rebuild dropped them.
+	t.free = append(t.free, t.buried...)
+	t.buried = t.buried[:0]
+	k := 0
+	for _, i := range old {
+		if t.recs[i].flags&recLive == 0 {
+			continue
+		}
+		for k < len(added) && (t.recs[added[k]].flags&recLive == 0 || t.recs[added[k]].name < t.recs[i].name) {
+			if t.recs[added[k]].flags&recLive != 0 {
+				merged = append(merged, added[k])
+			}
+			k++
+		}
+		merged = append(merged, i)
+	}
+	for ; k < len(added); k++ {
+		if t.recs[added[k]].flags&recLive != 0 {
+			merged = append(merged, added[k])
+		}
+	}
+	t.order = merged
+	t.added = t.added[:0]
+	t.dead = 0
+	return t.order
+}
+
+// resolveRevisions is the round's revision resolution, cached while neither
+// the CloneSet nor the revisions change.
+func (t *Tracker) resolveRevisions(cs *model.CloneSet, n *notes) revisionSet {
+	if !t.revsValid {
+		var rn notes
+		t.revs = resolveRevisions(cs, t.revisions.sorted(), &rn)
+		t.revNotes = rn.list
+		t.revsValid = true
+	}
+	n.addAll(t.revNotes)
+	return t.revs
+}
+
+// refreshRecords brings the CloneSet-dependent facts of the records up to
+// date: the kinds after a change of the selector, name or uid (every pod is
+// read again), the updated flags after a change of the update revision.
+func (t *Tracker) refreshRecords(update string) {
+	if t.rereadAll {
+		t.classStale, t.prioStale = true, false // read does the priorities
+		for i, p := range t.pods {
+			if p != nil {
+				t.recs[i] = t.read(p)
+			}
+		}
+		t.rereadAll = false
+		t.updatedFor = "" // read used the old update revision
+	}
+	if t.classStale {
+		selector := t.cs.Spec.Selector.Matcher()
+		r := round{cs: t.cs}
+		for i, p := range t.pods {
+			if p != nil {
+				t.recs[i].kind = r.classify(p, selector)
+			}
+		}
+		t.classStale = false
+	}
+	if t.prioStale {
+		ps, ss := priorityStrategy(t.cs), scatterStrategy(t.cs)
+		for i, p := range t.pods {
+			if p != nil {
+				t.recs[i].keys.ReadPriority(ps, p)
+				t.recs[i].keys.ReadScatter(ss, p)
+			}
+		}
+		t.prioStale = false
+	}
+	if update != t.updatedFor {
+		for i := range t.recs {
+			t.recs[i].updated = model.RevisionMatches(t.recs[i].revLabel, update)
+		}
+		t.updatedFor = update
+	}
+}
+
+// classifyPods is round.classifyPods from the records: the pods in name
+// order are the canonical order and stand for the input order too (the
+// round's results do not depend on it when names are distinct, as they are
+// here).
+func (t *Tracker) classifyPods(r *round) {
+	t.refreshRecords(r.revs.update.Name)
+	order := t.sortedSlots()
+	m := r.cs.Spec.MinReadySeconds
+	minReady := time.Duration(m) * time.Second
+	n := 0
+	for _, i := range order {
+		if k := t.recs[i].kind; k == podObserved || k == podAdopted {
+			n++
+		}
+	}
+	// The slices of the round are reused from plan to plan: no Result
+	// refers to them.
+	b := &t.buf
+	r.observed = slices.Grow(b.observed[:0], n)
+	r.activeOwned = slices.Grow(b.activeOwned[:0], n)
+	r.info = slices.Grow(b.info[:0], n)
+	r.keys = slices.Grow(b.keys[:0], n)
+	ids := slices.Grow(b.ids[:0], n)
+	var adopted []string
+	for _, i := range order {
+		rec := &t.recs[i]
+		p := t.pods[i]
+		switch rec.kind {
+		case podInactive:
+			r.inactive = append(r.inactive, p)
+		case podObserved, podAdopted:
+			ready := rec.flags&recStatusReady != 0
+			updateReady := ready && (m == 0 || (!rec.readyAt.IsZero() && rec.readyAt.Add(minReady).Before(r.now)))
+			r.info = append(r.info, podInfo{
+				state:     rec.state,
+				updated:   rec.updated,
+				specified: rec.flags&recSpecified != 0,
+				available: (rec.state == "" || rec.state == model.StateNormal) && updateReady,
+				ready:     ready,
+				inGrace:   rec.flags&recInGrace != 0,
+				refresh:   rec.flags&recRefresh != 0,
+			})
+			rec.pos = int32(len(r.info) - 1)
+			ids = append(ids, rec.id)
+			r.keys = append(r.keys, rec.keys)
+			r.observed = append(r.observed, p)
+			r.activeOwned = append(r.activeOwned, p)
+			if rec.kind == podAdopted {
+				adopted = append(adopted, p.Name)
+			}
+		case podReleased:
+			r.released = append(r.released, p)
+			r.activeOwned = append(r.activeOwned, p)
+		}
+	}
+	position := slices.Grow(b.position[:0], len(r.observed))[:len(r.observed)]
+	for i := range position {
+		position[i] = i
+	}
+	b.observed, b.activeOwned, b.info, b.keys, b.ids, b.position = r.observed, r.activeOwned, r.info, r.keys, ids, position
+	r.byInput.observed, r.byInput.activeOwned, r.byInput.position, r.byInput.ids = r.observed, r.activeOwned, position, ids
+	// round.finishPods without reading the pods again: names are distinct
+	// in a Tracker, and podsToDelete is looked up by name.
+	for _, name := range r.cs.Spec.ScaleStrategy.PodsToDelete {
+		if i, ok := t.slot[name]; ok {
+			if rec := &t.recs[i]; rec.kind == podObserved || rec.kind == podAdopted {
+				r.info[rec.pos].specified = true
+			}
+		}
+	}
+	r.uniqueNames = true
+	r.notePods(adopted)
+	if t.claims == nil {
+		t.claims = pvc.NewClaimSet(t.cs, t.pvcs.sorted())
+	}
+	r.claimSet = t.claims
+}
+
+// priorityStrategy returns the CloneSet's update priority strategy, or nil.
+func priorityStrategy(cs *model.CloneSet) *model.UpdatePriorityStrategy {
+	if ru := cs.Spec.UpdateStrategy.RollingUpdate; ru != nil {
+		return ru.PriorityStrategy
+	}
+	return nil
+}
+
+// scatterStrategy returns the CloneSet's scatter strategy, or nil.
+func scatterStrategy(cs *model.CloneSet) []model.ScatterTerm {
+	if ru := cs.Spec.UpdateStrategy.RollingUpdate; ru != nil {
+		return ru.ScatterStrategy
+	}
+	return nil
+}

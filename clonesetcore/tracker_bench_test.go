@@ -1,0 +1,109 @@
+package clonesetcore_test
+
+import (
+	"bytes"
+	"fmt"
+	"runtime"
+	"testing"
+
+	"github.com/clonecore/cloneset/clonesetcore"
+	"github.com/clonecore/cloneset/model"
+	"github.com/clonecore/cloneset/worldgen"
+)
+
+// benchTrackerSizes are the pod counts of BenchmarkTrackerPlan.
+var benchTrackerSizes = []int{1_000, 10_000, 100_000}
+
+// benchWorlds are the worlds of BenchmarkPlan.
+var benchWorlds = []struct {
+	name string
+	gen  func(seed int64, pods int) *model.Scenario
+}{
+	{"realistic", worldgen.Realistic},
+	{"scaleIn", worldgen.ScaleIn},
+	{"update", worldgen.Update},
+}
+
+// trackerFor returns a Tracker holding the objects of s and two versions of
+// one of its pods (the pod in the middle of the name order): the one the
+// Tracker holds and a copy whose Ready condition moved one second, the
+// event a controller sees most (a status change).
+func trackerFor(b *testing.B, s *model.Scenario) (*clonesetcore.Tracker, [2]*model.Pod) {
+	tr := clonesetcore.NewTracker(s.Gates, s.Controller)
+	tr.Sync(s)
+	// The benchmark measures the right thing only if the Tracker plans as
+	// Plan does on the world.
+	got, err := tr.Plan(s.Now)
+	if err != nil {
+		b.Fatal(err)
+	}
+	want, _ := clonesetcore.Plan(s)
+	if !bytes.Equal(mustJSON(b, got), mustJSON(b, want)) {
+		b.Fatal("Tracker.Plan differs from Plan on the benchmark's world")
+	}
+	sc := tr.Scenario(s.Now)
+	p := sc.Pods[len(sc.Pods)/2]
+	q := p.DeepCopy()
+	for i := range q.Status.Conditions {
+		q.Status.Conditions[i].LastTransitionTime = q.Status.Conditions[i].LastTransitionTime.Add(-1e9)
+	}
+	return tr, [2]*model.Pod{q, p}
+}
+
+// BenchmarkTrackerPlan measures one reconcile of a controller that keeps a
+// Tracker: one pod event (a pod's status changes) then Tracker.Plan, on the
+// worlds of BenchmarkPlan at 1k, 10k and 100k pods. It reports the metrics of
+// BenchmarkPlan.
+func BenchmarkTrackerPlan(b *testing.B) {
+	for _, w := range benchWorlds {
+		for _, n := range benchTrackerSizes {
+			b.Run(fmt.Sprintf("%s/pods=%d", w.name, n), func(b *testing.B) {
+				s := w.gen(1, n)
+				tr, versions := trackerFor(b, s)
+				b.ReportAllocs()
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				cpu := processCPUTime()
+				k := 0
+				for b.Loop() {
+					tr.SetPod(versions[k&1])
+					k++
+					if _, err := tr.Plan(s.Now); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if end := processCPUTime(); end > cpu {
+					b.ReportMetric(float64(end-cpu)/float64(b.N), "cpu-ns/op")
+				}
+				runtime.ReadMemStats(&after)
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/pod")
+				b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(b.N)/float64(n), "allocs/pod")
+			})
+		}
+	}
+}
+
+// BenchmarkTrackerEvent measures one pod event told to a Tracker of the
+// realistic world: a pod's status changes (update), and a pod is deleted and
+// added again (delete + add, two events per op).
+func BenchmarkTrackerEvent(b *testing.B) {
+	for _, n := range benchTrackerSizes {
+		b.Run(fmt.Sprintf("update/pods=%d", n), func(b *testing.B) {
+			tr, versions := trackerFor(b, worldgen.Realistic(1, n))
+			b.ReportAllocs()
+			k := 0
+			for b.Loop() {
+				tr.SetPod(versions[k&1])
+				k++
+			}
+		})
+		b.Run(fmt.Sprintf("deleteAdd/pods=%d", n), func(b *testing.B) {
+			tr, versions := trackerFor(b, worldgen.Realistic(1, n))
+			b.ReportAllocs()
+			for b.Loop() {
+				tr.DeletePod(versions[0].Name)
+				tr.SetPod(versions[0])
+			}
+		})
+	}
+}

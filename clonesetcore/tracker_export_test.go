@@ -1,0 +1,10 @@
+package clonesetcore
+
+// SetCompactSlack sets how many pod additions and deletions a Tracker lets
+// wait before rebuilding its name order (besides n/8) and returns the
+// previous value, for tests that want the rebuild to happen often.
+func SetCompactSlack(n int) int {
+	old := compactSlack
+	compactSlack = n
+	return old
+}

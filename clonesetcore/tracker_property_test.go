@@ -1,0 +1,507 @@
+package clonesetcore_test
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+
+	"github.com/clonecore/cloneset/clonesetcore"
+	"github.com/clonecore/cloneset/model"
+	"github.com/clonecore/cloneset/worldgen"
+)
+
+// trackerPlanJSON plans with the Tracker and with Plan on the Tracker's
+// objects and fails unless both plans are byte-identical; it returns the
+// JSON.
+func trackerPlanJSON(t fatalf, tr *clonesetcore.Tracker, now time.Time, when string) []byte {
+	t.Helper()
+	want, wantErr := clonesetcore.Plan(tr.Scenario(now))
+	got, gotErr := tr.Plan(now)
+	if (wantErr == nil) != (gotErr == nil) {
+		t.Fatalf("%s: Plan error %v, Tracker.Plan error %v", when, wantErr, gotErr)
+	}
+	if wantErr != nil {
+		return nil
+	}
+	jw, jg := mustJSON(t, want), mustJSON(t, got)
+	if !bytes.Equal(jw, jg) {
+		t.Fatalf("%s: Tracker.Plan differs from Plan on the same objects (-Plan +Tracker):\n%s", when, cmp.Diff(string(jw), string(jg)))
+	}
+	return jg
+}
+
+// event is one change told to a Tracker.
+type event struct {
+	name  string
+	apply func(*clonesetcore.Tracker)
+}
+
+// objectEvents returns one Set event per object of s (CloneSet, pods, PVCs,
+// revisions, nodes).
+func objectEvents(s *model.Scenario) []event {
+	var evs []event
+	if s.CloneSet != nil {
+		cs := s.CloneSet
+		evs = append(evs, event{"cloneset", func(t *clonesetcore.Tracker) { t.SetCloneSet(cs) }})
+	}
+	for _, p := range s.Pods {
+		evs = append(evs, event{"pod " + p.Name, func(t *clonesetcore.Tracker) { t.SetPod(p) }})
+	}
+	for _, c := range s.PVCs {
+		evs = append(evs, event{"pvc " + c.Name, func(t *clonesetcore.Tracker) { t.SetPVC(c) }})
+	}
+	for _, r := range s.Revisions {
+		evs = append(evs, event{"revision " + r.Name, func(t *clonesetcore.Tracker) { t.SetRevision(r) }})
+	}
+	for _, n := range s.Nodes {
+		evs = append(evs, event{"node " + n.Name, func(t *clonesetcore.Tracker) { t.SetNode(n) }})
+	}
+	return evs
+}
+
+// converge returns the events that take a Tracker holding the objects of
+// have to the objects of want: deletions of what want lacks and a Set of
+// every object of want that have does not hold (by pointer).
+func converge(have, want *model.Scenario) []event {
+	var evs []event
+	if want.CloneSet != have.CloneSet {
+		cs := want.CloneSet
+		evs = append(evs, event{"cloneset", func(t *clonesetcore.Tracker) { t.SetCloneSet(cs) }})
+	}
+	diff := func(kind string, haveNames, wantNames map[string]any, set func(string) func(*clonesetcore.Tracker), del func(string) func(*clonesetcore.Tracker)) {
+		for n, v := range wantNames {
+			if h, ok := haveNames[n]; !ok || h != v {
+				evs = append(evs, event{kind + " " + n, set(n)})
+			}
+		}
+		for n := range haveNames {
+			if _, ok := wantNames[n]; !ok {
+				evs = append(evs, event{"delete " + kind + " " + n, del(n)})
+			}
+		}
+	}
+	index := func(s *model.Scenario, kind string) map[string]any {
+		m := map[string]any{}
+		switch kind {
+		case "pod":
+			for _, p := range s.Pods {
+				m[p.Name] = p
+			}
+		case "pvc":
+			for _, c := range s.PVCs {
+				m[c.Name] = c
+			}
+		case "revision":
+			for _, r := range s.Revisions {
+				m[r.Name] = r
+			}
+		case "node":
+			for _, n := range s.Nodes {
+				m[n.Name] = n
+			}
+		}
+		return m
+	}
+	wp, wc, wr, wn := index(want, "pod"), index(want, "pvc"), index(want, "revision"), index(want, "node")
+	diff("pod", index(have, "pod"), wp,
+		func(n string) func(*clonesetcore.Tracker) {
+			return func(t *clonesetcore.Tracker) { t.SetPod(wp[n].(*model.Pod)) }
+		},
+		func(n string) func(*clonesetcore.Tracker) { return func(t *clonesetcore.Tracker) { t.DeletePod(n) } })
+	diff("pvc", index(have, "pvc"), wc,
+		func(n string) func(*clonesetcore.Tracker) {
+			return func(t *clonesetcore.Tracker) { t.SetPVC(wc[n].(*model.PVC)) }
+		},
+		func(n string) func(*clonesetcore.Tracker) { return func(t *clonesetcore.Tracker) { t.DeletePVC(n) } })
+	diff("revision", index(have, "revision"), wr,
+		func(n string) func(*clonesetcore.Tracker) {
+			return func(t *clonesetcore.Tracker) { t.SetRevision(wr[n].(*model.Revision)) }
+		},
+		func(n string) func(*clonesetcore.Tracker) {
+			return func(t *clonesetcore.Tracker) { t.DeleteRevision(n) }
+		})
+	diff("node", index(have, "node"), wn,
+		func(n string) func(*clonesetcore.Tracker) {
+			return func(t *clonesetcore.Tracker) { t.SetNode(wn[n].(*model.Node)) }
+		},
+		func(n string) func(*clonesetcore.Tracker) { return func(t *clonesetcore.Tracker) { t.DeleteNode(n) } })
+	// Map iteration order is random: sort for reproducible draws.
+	sortEvents(evs)
+	return evs
+}
+
+func sortEvents(evs []event) {
+	for i := 1; i < len(evs); i++ {
+		for j := i; j > 0 && evs[j].name < evs[j-1].name; j-- {
+			evs[j], evs[j-1] = evs[j-1], evs[j]
+		}
+	}
+}
+
+// mutatePod returns a changed copy of p: one of the facts the planner reads
+// (lifecycle state, revision, readiness, specified delete, phase,
+// termination, selector labels, owner) changed.
+func mutatePod(src source, p *model.Pod, revs []string) *model.Pod {
+	q := p.DeepCopy()
+	if q.Labels == nil {
+		q.Labels = map[string]string{}
+	}
+	switch src.intn("podChange", 9) {
+	case 0:
+		q.Labels[model.LabelLifecycleState] = pick(src, "state", model.StateNormal, model.StatePreparingDelete,
+			model.StatePreparingUpdate, model.StateUpdating, model.StateUpdated, model.StatePreparingNormal, "Weird")
+	case 1:
+		q.Labels[model.LabelRevisionHash] = pick(src, "rev", revs...)
+	case 2:
+		for i := range q.Status.Conditions {
+			if q.Status.Conditions[i].Type == model.ConditionReady {
+				q.Status.Conditions[i].Status = pick(src, "ready", "True", "False")
+				q.Status.Conditions[i].LastTransitionTime = q.Status.Conditions[i].LastTransitionTime.Add(time.Duration(src.intn("readyShift", 60)) * time.Second)
+			}
+		}
+	case 3:
+		if _, ok := q.Labels[model.LabelSpecifiedDelete]; ok {
+			delete(q.Labels, model.LabelSpecifiedDelete)
+		} else {
+			q.Labels[model.LabelSpecifiedDelete] = "true"
+		}
+	case 4:
+		q.Status.Phase = pick(src, "phase", model.PodRunning, model.PodPending, model.PodFailed, model.PodSucceeded)
+	case 5:
+		q.DeletionTimestamp = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	case 6:
+		if q.Labels["app"] == "web" {
+			q.Labels["app"] = "other"
+		} else {
+			q.Labels["app"] = "web"
+		}
+	case 7:
+		q.OwnerReferences = nil
+	case 8:
+		delete(q.Labels, model.LabelPodTemplateHash)
+	}
+	return q
+}
+
+// mutateCloneSet returns a changed copy of cs: replicas, template (from
+// other), podsToDelete, minReadySeconds, paused, selector, update
+// priority strategy or scatter strategy.
+func mutateCloneSet(src source, cs, other *model.CloneSet, pods []*model.Pod) *model.CloneSet {
+	c := cs.DeepCopy()
+	switch src.intn("csChange", 8) {
+	case 0:
+		r := int32(src.intn("replicas", 12))
+		c.Spec.Replicas = &r
+	case 1:
+		if other != nil {
+			c.Spec.Template = other.Spec.Template.DeepCopy()
+		}
+	case 2:
+		if len(pods) > 0 {
+			c.Spec.ScaleStrategy.PodsToDelete = append(c.Spec.ScaleStrategy.PodsToDelete, pods[src.intn("podToDelete", len(pods))].Name)
+		}
+		c.Spec.ScaleStrategy.PodsToDelete = append(c.Spec.ScaleStrategy.PodsToDelete, "gone-pod")
+	case 3:
+		c.Spec.MinReadySeconds = int32(src.intn("minReady", 4) * 10)
+	case 4:
+		if ru := c.Spec.UpdateStrategy.RollingUpdate; ru != nil {
+			ru.Paused = !ru.Paused
+		}
+		c.Generation++
+	case 5:
+		c.Spec.Selector = &model.LabelSelector{MatchLabels: map[string]string{"app": pick(src, "selector", "web", "other")}}
+	case 6:
+		if ru := c.Spec.UpdateStrategy.RollingUpdate; ru != nil {
+			switch src.intn("priority", 3) {
+			case 0:
+				ru.PriorityStrategy = nil
+			case 1:
+				ru.PriorityStrategy = &model.UpdatePriorityStrategy{WeightPriority: []model.UpdatePriorityWeightTerm{
+					{Weight: 50, MatchSelector: model.LabelSelector{MatchLabels: map[string]string{"prio": pick(src, "prioValue", "p1", "p2")}}},
+				}}
+			case 2:
+				ru.PriorityStrategy = &model.UpdatePriorityStrategy{OrderPriority: []model.UpdatePriorityOrderTerm{{OrderedKey: "prio"}}}
+			}
+		}
+	case 7:
+		if ru := c.Spec.UpdateStrategy.RollingUpdate; ru != nil {
+			ru.ScatterStrategy = nil
+			for range src.intn("scatterTerms", 3) {
+				ru.ScatterStrategy = append(ru.ScatterStrategy, model.ScatterTerm{Key: "prio", Value: pick(src, "scatterValue", "p1", "p2", "p3")})
+			}
+		}
+	}
+	return c
+}
+
+// checkTrackerEvents feeds a Tracker the objects of a in an order drawn
+// from src, then a drawn sequence of events (pods, PVCs, revisions and nodes
+// of a or b set or deleted, pods and the CloneSet changed, plans in
+// between), then the events that lead to the objects of b (by Sync or one
+// event at a time, in a drawn order); every plan along the way must equal
+// Plan on the Tracker's objects, and the last one Plan(b).
+func checkTrackerEvents(t fatalf, src source, a, b *model.Scenario) {
+	t.Helper()
+	// Labels for the priority strategies of mutateCloneSet.
+	for _, s := range []*model.Scenario{a, b} {
+		for _, p := range s.Pods {
+			if v := src.intn("prioLabel", 4); v > 0 && p.Labels != nil {
+				p.Labels["prio"] = fmt.Sprint("p", v)
+			}
+		}
+	}
+	tr := clonesetcore.NewTracker(a.Gates, a.Controller)
+	evs := objectEvents(a)
+	for _, j := range drawPerm(src, "initial", len(evs)) {
+		evs[j].apply(tr)
+	}
+	now := a.Now
+	trackerPlanJSON(t, tr, now, "after loading the first world")
+	revs := []string{revA, revB, revC, "web-other"}
+	bEvents := objectEvents(b)
+	steps := src.intn("events", 24)
+	for step := range steps {
+		var cur *model.Scenario
+		switch src.intn("event", 9) {
+		case 0, 1: // an object of the second world arrives or replaces one
+			if len(bEvents) > 0 {
+				bEvents[src.intn("bObject", len(bEvents))].apply(tr)
+			}
+		case 2: // a pod changes
+			cur = tr.Scenario(now)
+			if len(cur.Pods) > 0 {
+				tr.SetPod(mutatePod(src, cur.Pods[src.intn("pod", len(cur.Pods))], revs))
+			}
+		case 3: // a pod goes
+			cur = tr.Scenario(now)
+			if len(cur.Pods) > 0 {
+				tr.DeletePod(cur.Pods[src.intn("gonePod", len(cur.Pods))].Name)
+			}
+		case 4: // the CloneSet changes
+			if cs := tr.CloneSet(); cs != nil {
+				cur = tr.Scenario(now)
+				tr.SetCloneSet(mutateCloneSet(src, cs, b.CloneSet, cur.Pods))
+			}
+		case 5: // a PVC, revision or node goes
+			cur = tr.Scenario(now)
+			switch src.intn("goneKind", 3) {
+			case 0:
+				if len(cur.PVCs) > 0 {
+					tr.DeletePVC(cur.PVCs[src.intn("gonePVC", len(cur.PVCs))].Name)
+				}
+			case 1:
+				if len(cur.Revisions) > 0 {
+					tr.DeleteRevision(cur.Revisions[src.intn("goneRevision", len(cur.Revisions))].Name)
+				}
+			case 2:
+				if len(cur.Nodes) > 0 {
+					tr.DeleteNode(cur.Nodes[src.intn("goneNode", len(cur.Nodes))].Name)
+				}
+			}
+		case 8: // the feature gates change
+			var g model.FeatureGates
+			for _, name := range model.KnownFeatureGates() {
+				if err := g.Set(name, src.intn("gate", 2) == 1); err != nil {
+					t.Fatalf("gate %s: %v", name, err)
+				}
+			}
+			tr.SetGates(g)
+		case 6: // the clock moves, maybe to the instant a pod matures
+			now = now.Add(time.Duration(src.intn("tick", 40)) * time.Second)
+			if cur = tr.Scenario(now); len(cur.Pods) > 0 && cur.CloneSet != nil && src.intn("mature", 2) == 1 {
+				if rt := cur.Pods[src.intn("maturing", len(cur.Pods))].ReadyTime(); !rt.IsZero() {
+					now = rt.Add(time.Duration(cur.CloneSet.Spec.MinReadySeconds) * time.Second)
+				}
+			}
+		case 7: // a reconcile
+			trackerPlanJSON(t, tr, now, fmt.Sprint("after event ", step))
+		}
+	}
+	trackerPlanJSON(t, tr, now, "after the events")
+	// Converge to b.
+	if src.intn("sync", 2) == 0 {
+		tr.Sync(b)
+	} else {
+		tr.SetGates(b.Gates)
+		tr.SetController(b.Controller)
+		evs := converge(tr.Scenario(now), b)
+		for _, j := range drawPerm(src, "converge", len(evs)) {
+			evs[j].apply(tr)
+		}
+	}
+	got := trackerPlanJSON(t, tr, b.Now, "on the second world")
+	bb := *b
+	bb.SetAside = nil // the Tracker is told only of the CloneSet's objects
+	if uniqueNames(b) {
+		want, err := clonesetcore.Plan(&bb)
+		if err != nil {
+			t.Fatalf("Plan: %v", err)
+		}
+		if jw := mustJSON(t, want); !bytes.Equal(jw, got) {
+			t.Fatalf("Tracker.Plan after the events differs from Plan on the second world:\n%s", cmp.Diff(string(jw), string(got)))
+		}
+	}
+}
+
+// uniqueNames reports whether no two objects of a kind share a name in s
+// (the Tracker identifies objects by name).
+func uniqueNames(s *model.Scenario) bool {
+	seen := map[string]bool{}
+	add := func(k string) bool {
+		if seen[k] {
+			return false
+		}
+		seen[k] = true
+		return true
+	}
+	for _, p := range s.Pods {
+		if !add("pod/" + p.Name) {
+			return false
+		}
+	}
+	for _, c := range s.PVCs {
+		if !add("pvc/" + c.Name) {
+			return false
+		}
+	}
+	for _, r := range s.Revisions {
+		if !add("rev/" + r.Name) {
+			return false
+		}
+	}
+	for _, n := range s.Nodes {
+		if !add("node/" + n.Name) {
+			return false
+		}
+	}
+	return true
+}
+
+// drawPerm draws a permutation of n from src (a shuffle driven by its
+// draws: all zeros is the identity).
+func drawPerm(src source, label string, n int) []int {
+	out := identity(label, n)
+	for i := n - 1; i > 0; i-- {
+		j := i - src.intn(label, i+1)
+		out[i], out[j] = out[j], out[i]
+	}
+	return out
+}
+
+// trackerRounds is how many times TestTrackerMatchesPlan runs rapid's 100
+// checks (half of them with the name order rebuilt on almost every event);
+// -short runs one.
+const trackerRounds = 10
+
+// TestTrackerMatchesPlan is the specification of the Tracker: on two random
+// worlds a and b, a Tracker told of a's objects in a random order, then of
+// random events (objects of b arriving, pods changing or going, gates
+// changing, CloneSet
+// changes of replicas, template, podsToDelete, minReadySeconds, strategy and
+// selector, PVCs, revisions and nodes going, the clock moving), then of the
+// differences that lead to b, plans at every step exactly as Plan on the
+// same objects, and at the end exactly as Plan(b).
+func TestTrackerMatchesPlan(t *testing.T) {
+	rounds := trackerRounds
+	if testing.Short() {
+		rounds = 1
+	}
+	for i := range rounds {
+		t.Run(fmt.Sprint("round", i), func(t *testing.T) {
+			// Odd rounds rebuild the name order on almost every event.
+			if i%2 == 1 {
+				defer clonesetcore.SetCompactSlack(clonesetcore.SetCompactSlack(0))
+			}
+			rapid.Check(t, func(rt *rapid.T) {
+				src := rapidSource{rt}
+				a := genWorld(src).build(identity)
+				b := genWorld(src).build(identity)
+				checkTrackerEvents(rt, src, a, b)
+			})
+		})
+	}
+}
+
+// TestTrackerMatchesPlanOnGeneratedWorlds is the same property on the
+// realistic worlds of package worldgen (the benchmarks' generator).
+func TestTrackerMatchesPlanOnGeneratedWorlds(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		a := worldgen.Generate(drawWorldgenOptions(rt))
+		b := worldgen.Generate(drawWorldgenOptions(rt))
+		checkTrackerEvents(rt, rapidSource{rt}, a, b)
+	})
+}
+
+// TestTrackerManyEvents tells a Tracker of more pod additions and deletions
+// between two plans than it keeps unsorted (it then rebuilds its name order
+// while absorbing events), deleted names coming back, and checks the plans.
+func TestTrackerManyEvents(t *testing.T) {
+	s := worldgen.Realistic(1, 400)
+	tr := clonesetcore.NewTracker(s.Gates, s.Controller)
+	tr.Sync(s)
+	trackerPlanJSON(t, tr, s.Now, "after Sync")
+	for i, p := range s.Pods {
+		if i%3 != 0 {
+			tr.DeletePod(p.Name)
+		}
+	}
+	for i, p := range s.Pods {
+		if i%3 == 1 {
+			tr.SetPod(p)
+		}
+	}
+	trackerPlanJSON(t, tr, s.Now, "after deleting two thirds and re-adding half of them")
+	tr.Sync(s)
+	if tr.Len() != len(s.Pods) {
+		t.Fatalf("Len %d after Sync, want %d", tr.Len(), len(s.Pods))
+	}
+	trackerPlanJSON(t, tr, s.Now, "after Sync again")
+}
+
+// TestTrackerStrategyChanges changes the update priority and scatter
+// strategies of the update world (whose plan orders hundreds of candidates)
+// one after the other: the Tracker reads the priorities and scatter flags it
+// keeps again, and plans as Plan does.
+func TestTrackerStrategyChanges(t *testing.T) {
+	s := worldgen.Update(1, 300)
+	tr := clonesetcore.NewTracker(s.Gates, s.Controller)
+	tr.Sync(s)
+	trackerPlanJSON(t, tr, s.Now, "update world")
+	change := func(name string, f func(ru *model.RollingUpdateStrategy)) {
+		cs := tr.CloneSet().DeepCopy()
+		f(cs.Spec.UpdateStrategy.RollingUpdate)
+		tr.SetCloneSet(cs)
+		trackerPlanJSON(t, tr, s.Now, name)
+	}
+	change("scatter on another rack", func(ru *model.RollingUpdateStrategy) {
+		ru.ScatterStrategy = []model.ScatterTerm{{Key: worldgen.LabelRack, Value: "r0"}}
+	})
+	change("no scatter", func(ru *model.RollingUpdateStrategy) { ru.ScatterStrategy = nil })
+	change("two scatter terms", func(ru *model.RollingUpdateStrategy) {
+		ru.ScatterStrategy = []model.ScatterTerm{{Key: worldgen.LabelRack, Value: "r1"}, {Key: worldgen.LabelRack, Value: "r2"}}
+	})
+	change("no priority", func(ru *model.RollingUpdateStrategy) { ru.PriorityStrategy = nil })
+	change("weight on a rack", func(ru *model.RollingUpdateStrategy) {
+		ru.PriorityStrategy = &model.UpdatePriorityStrategy{WeightPriority: []model.UpdatePriorityWeightTerm{
+			{Weight: 10, MatchSelector: model.LabelSelector{MatchLabels: map[string]string{worldgen.LabelRack: "r1"}}},
+		}}
+	})
+	change("order on the rack", func(ru *model.RollingUpdateStrategy) {
+		ru.PriorityStrategy = &model.UpdatePriorityStrategy{OrderPriority: []model.UpdatePriorityOrderTerm{{OrderedKey: worldgen.LabelRack}}}
+	})
+	// Every gate on, then off, one at a time.
+	for _, name := range model.KnownFeatureGates() {
+		for _, on := range []bool{true, false} {
+			g := s.Gates
+			if err := g.Set(name, on); err != nil {
+				t.Fatal(err)
+			}
+			tr.SetGates(g)
+			trackerPlanJSON(t, tr, s.Now, fmt.Sprintf("gate %s %v", name, on))
+		}
+	}
+}

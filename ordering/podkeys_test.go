@@ -1,0 +1,84 @@
+package ordering
+
+import (
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/clonecore/cloneset/model"
+	"pgregory.net/rapid"
+)
+
+// readAll returns ReadKeys of every pod (zero keys for nil entries).
+func readAll(pods []*model.Pod) []PodKeys {
+	keys := make([]PodKeys, len(pods))
+	for i, p := range pods {
+		if p != nil {
+			keys[i] = ReadKeys(p)
+		}
+	}
+	return keys
+}
+
+// TestPropPodKeys checks that the orders computed from keys read once
+// (DeletionOptions.Keys, UpdateOptions.Keys) are those computed from the
+// pods: the whole deletion ranking (reasons and spread ranks included),
+// every prefix of FirstForDeletion, and the update order with its reasons;
+// keys of the wrong length are ignored.
+func TestPropPodKeys(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		pods := genGroupWithDuplicates(t, 40)
+		if rapid.Bool().Draw(t, "nils") {
+			pods = slices.Insert(slices.Clone(pods), rapid.IntRange(0, len(pods)).Draw(t, "nil-at"), nil)
+		}
+		opts := genDeletionOptions(t)
+		keyed := opts
+		keyed.Keys = readAll(pods)
+		want := RankForDeletion(pods, opts)
+		if got := RankForDeletion(pods, keyed); !reflect.DeepEqual(got, want) {
+			t.Fatalf("deletion ranking from keys:\n got %v\nwant %v", names(got), names(want))
+		}
+		wrong := opts
+		wrong.Keys = keyed.Keys[:len(keyed.Keys)/2]
+		if len(wrong.Keys) != len(pods) {
+			if got := RankForDeletion(pods, wrong); !reflect.DeepEqual(got, want) {
+				t.Fatal("keys of another length were not ignored")
+			}
+		}
+		for k := 0; k <= len(want); k++ {
+			if got, w := FirstForDeletion(pods, keyed, k), FirstForDeletion(pods, opts, k); !slices.Equal(got, w) {
+				t.Fatalf("FirstForDeletion k=%d from keys:\n got %v\nwant %v", k, podNames(got), podNames(w))
+			}
+		}
+		ru := genRollingUpdate(t)
+		var cands []*model.Pod
+		for _, p := range pods {
+			if rapid.IntRange(0, 3).Draw(t, "cand") > 0 {
+				cands = append(cands, p)
+			}
+		}
+		plain := SortForUpdate(cands, UpdateOptions{RollingUpdate: ru, AllPods: pods})
+		fromKeys := SortForUpdate(cands, UpdateOptions{RollingUpdate: ru, AllPods: pods, Keys: readAll(cands)})
+		if !reflect.DeepEqual(plain, fromKeys) {
+			t.Fatalf("update order from keys:\n got %v\nwant %v", names(fromKeys), names(plain))
+		}
+		withPriority, allKeys := readAll(cands), readAll(pods)
+		if ru != nil {
+			for i, p := range cands {
+				if p != nil {
+					withPriority[i].ReadPriority(ru.PriorityStrategy, p)
+					withPriority[i].ReadScatter(ru.ScatterStrategy, p)
+				}
+			}
+			for i, p := range pods {
+				if p != nil {
+					allKeys[i].ReadScatter(ru.ScatterStrategy, p)
+				}
+			}
+		}
+		fromPriority := SortForUpdate(cands, UpdateOptions{RollingUpdate: ru, AllPods: pods, Keys: withPriority, AllKeys: allKeys})
+		if !reflect.DeepEqual(plain, fromPriority) {
+			t.Fatalf("update order from keys with priorities and scatter flags:\n got %v\nwant %v", names(fromPriority), names(plain))
+		}
+	})
+}
