@@ -47,6 +47,9 @@ type Tracker struct {
 	gates      model.FeatureGates
 	controller model.ControllerFlags
 	cs         *model.CloneSet
+	// setAside are the objects of the input left out of the CloneSet's,
+	// named in the plan's notes (model.Scenario.SetAside).
+	setAside []model.SetAside
 
 	// Pods live in slots: pods[i] and recs[i] are the object and record of
 	// slot i. order lists the live slots sorted by name, plus slots deleted
@@ -310,6 +313,11 @@ func (t *Tracker) SetNode(n *model.Node) {
 	}
 }
 
+// SetSetAside replaces the objects of the input that are left out of the
+// CloneSet's (an adapter's sorting of what it listed): Plan names them in its
+// notes, as Plan does with model.Scenario.SetAside.
+func (t *Tracker) SetSetAside(list []model.SetAside) { t.setAside = slices.Clone(list) }
+
 // DeleteNode forgets the node of that name.
 func (t *Tracker) DeleteNode(name string) { t.nodes.delete(name) }
 
@@ -317,8 +325,10 @@ func (t *Tracker) DeleteNode(name string) { t.nodes.delete(name) }
 // PVCs, revisions and nodes), its gates and controller flags, by applying the
 // differences: objects the Tracker already holds (the same pointer) are not
 // read again. It suits a controller that lists objects instead of watching
-// them. s.Now, s.Description and s.SetAside are not used.
+// them. The objects s sets aside are named in the plans' notes, as Plan
+// names them; s.Now and s.Description are not used.
 func (t *Tracker) Sync(s *model.Scenario) {
+	t.SetSetAside(s.SetAside)
 	t.SetGates(s.Gates)
 	t.SetController(s.Controller)
 	if s.CloneSet != t.cs {
@@ -368,7 +378,7 @@ func syncObjects[T comparable](o *objects[T], list []T, name func(T) string, set
 // now (pods, PVCs, revisions and nodes in name order): Plan(Scenario(now))
 // equals t.Plan(now).
 func (t *Tracker) Scenario(now time.Time) *model.Scenario {
-	s := &model.Scenario{Now: now, Gates: t.gates, Controller: t.controller, CloneSet: t.cs}
+	s := &model.Scenario{Now: now, Gates: t.gates, Controller: t.controller, CloneSet: t.cs, SetAside: slices.Clone(t.setAside)}
 	// From the names, not from the name order Plan uses: the property tests
 	// compare the two.
 	names := make([]string, 0, len(t.slot))
@@ -394,7 +404,7 @@ func (t *Tracker) Plan(now time.Time) (*Result, error) {
 	}
 	s := &model.Scenario{
 		Now: now, Gates: t.gates, Controller: t.controller, CloneSet: t.cs,
-		PVCs: t.pvcs.sorted(), Nodes: t.nodes.sorted(),
+		PVCs: t.pvcs.sorted(), Nodes: t.nodes.sorted(), SetAside: t.setAside,
 	}
 	// Validation (A10) looks the podsToDelete names up among the pods.
 	for _, n := range t.cs.Spec.ScaleStrategy.PodsToDelete {

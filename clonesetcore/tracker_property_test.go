@@ -328,14 +328,14 @@ func checkTrackerEvents(t fatalf, src source, a, b *model.Scenario) {
 	} else {
 		tr.SetGates(b.Gates)
 		tr.SetController(b.Controller)
+		tr.SetSetAside(b.SetAside)
 		evs := converge(tr.Scenario(now), b)
 		for _, j := range drawPerm(src, "converge", len(evs)) {
 			evs[j].apply(tr)
 		}
 	}
 	got := trackerPlanJSON(t, tr, b.Now, "on the second world")
-	bb := *b
-	bb.SetAside = nil // the Tracker is told only of the CloneSet's objects
+	bb := *b // the Tracker names the objects b sets aside, as Plan does
 	if uniqueNames(b) {
 		want, err := clonesetcore.Plan(&bb)
 		if err != nil {

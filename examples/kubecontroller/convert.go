@@ -45,6 +45,10 @@ type ScenarioOptions struct {
 	// SkipBudgetRule accepts a CloneSet that breaks only the webhook's budget
 	// rule, as manifest.Options.SkipBudgetRule does.
 	SkipBudgetRule bool
+	// Cache, when set, converts only the objects whose uid or
+	// resourceVersion changed since the previous call with the same cache,
+	// and returns the same model objects for the others.
+	Cache *ConversionCache
 }
 
 // Scenario converts client objects into the library's model, exactly as the
@@ -66,8 +70,15 @@ func Scenario(objs Objects, opts ScenarioOptions) (*model.Scenario, error) {
 	}
 	q := map[string]model.Quantity{}
 	pods := make([]*model.Pod, len(objs.Pods))
+	if opts.Cache != nil {
+		opts.Cache.prune(objs)
+	}
 	for i := range objs.Pods {
-		pods[i] = podFromObject(&objs.Pods[i], q)
+		if opts.Cache != nil {
+			pods[i] = opts.Cache.pod(&objs.Pods[i], q)
+		} else {
+			pods[i] = podFromObject(&objs.Pods[i], q)
+		}
 		if pods[i].Namespace == "" {
 			pods[i].Namespace = cs.Namespace
 		}
@@ -97,7 +108,12 @@ func Scenario(objs Objects, opts ScenarioOptions) (*model.Scenario, error) {
 		scn.Pods = append(scn.Pods, p)
 	}
 	for i := range objs.PVCs {
-		c := PVCFromObject(&objs.PVCs[i])
+		var c *model.PVC
+		if opts.Cache != nil {
+			c = opts.Cache.pvc(&objs.PVCs[i])
+		} else {
+			c = PVCFromObject(&objs.PVCs[i])
+		}
 		if c.Namespace == "" {
 			c.Namespace = cs.Namespace
 		}
@@ -109,7 +125,13 @@ func Scenario(objs Objects, opts ScenarioOptions) (*model.Scenario, error) {
 	}
 	for i := range objs.Revisions {
 		o := &objs.Revisions[i]
-		r, err := RevisionFromObject(o)
+		var r *model.Revision
+		var err error
+		if opts.Cache != nil {
+			r, err = opts.Cache.revision(o)
+		} else {
+			r, err = RevisionFromObject(o)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -121,7 +143,11 @@ func Scenario(objs Objects, opts ScenarioOptions) (*model.Scenario, error) {
 		scn.Revisions = append(scn.Revisions, r)
 	}
 	for i := range objs.Nodes {
-		scn.Nodes = append(scn.Nodes, NodeFromObject(&objs.Nodes[i]))
+		if opts.Cache != nil {
+			scn.Nodes = append(scn.Nodes, opts.Cache.node(&objs.Nodes[i]))
+		} else {
+			scn.Nodes = append(scn.Nodes, NodeFromObject(&objs.Nodes[i]))
+		}
 	}
 	return scn, nil
 }

@@ -265,19 +265,29 @@ func TestCloneSetTypeErrors(t *testing.T) {
 }
 
 // BenchmarkScenario10kPods converts a CloneSet with 10,000 pods.
-func BenchmarkScenario10kPods(b *testing.B) {
-	base := sampleObjects(b, cloneSetJSON)
+// objects10k is the sample world with 10,000 pods (each with a
+// resourceVersion, as the API server gives them).
+func objects10k(tb testing.TB) Objects {
+	base := sampleObjects(tb, cloneSetJSON)
 	objs := base
 	objs.Pods = make([]corev1.Pod, 0, 10000)
 	for i := 0; i < 10000; i++ {
 		p := *base.Pods[0].DeepCopy()
 		p.Name = fmt.Sprintf("web-%05d", i)
 		p.UID = types.UID("uid-" + p.Name)
+		p.ResourceVersion = "1"
 		objs.Pods = append(objs.Pods, p)
 	}
 	objs.CloneSet = objs.CloneSet.DeepCopy()
 	_ = unstructured.SetNestedField(objs.CloneSet.Object, int64(10000), "spec", "replicas")
 	_ = unstructured.SetNestedStringSlice(objs.CloneSet.Object, nil, "spec", "scaleStrategy", "podsToDelete")
+	return objs
+}
+
+// BenchmarkScenario10kPods converts a CloneSet with 10,000 pods, all of
+// them (no cache).
+func BenchmarkScenario10kPods(b *testing.B) {
+	objs := objects10k(b)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -285,5 +295,63 @@ func BenchmarkScenario10kPods(b *testing.B) {
 		if err != nil || len(scn.Pods) != 10000 {
 			b.Fatal(err, len(scn.Pods))
 		}
+	}
+}
+
+// BenchmarkScenario10kPodsCached converts the same world with a
+// ConversionCache after one pod changed: only that pod is converted again.
+func BenchmarkScenario10kPodsCached(b *testing.B) {
+	objs := objects10k(b)
+	cache := NewConversionCache()
+	if _, err := Scenario(objs, ScenarioOptions{Now: convNow, Cache: cache}); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		objs.Pods[i%len(objs.Pods)].ResourceVersion = fmt.Sprint(i + 2)
+		scn, err := Scenario(objs, ScenarioOptions{Now: convNow, Cache: cache})
+		if err != nil || len(scn.Pods) != 10000 {
+			b.Fatal(err, len(scn.Pods))
+		}
+	}
+}
+
+// TestConversionCache: an unchanged object (same uid and resourceVersion)
+// comes back as the same model object, a changed one is converted again, and
+// an object that is gone is forgotten.
+func TestConversionCache(t *testing.T) {
+	objs := sampleObjects(t, cloneSetJSON)
+	for i := range objs.Pods {
+		objs.Pods[i].ResourceVersion = "1"
+	}
+	cache := NewConversionCache()
+	first, err := Scenario(objs, ScenarioOptions{Now: convNow, Cache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := Scenario(objs, ScenarioOptions{Now: convNow, Cache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first.Pods) < 2 || first.Pods[0] != again.Pods[0] || first.Pods[1] != again.Pods[1] {
+		t.Fatal("unchanged pods were converted again")
+	}
+	objs.Pods[0].ResourceVersion = "2"
+	objs.Pods[0].Labels["changed"] = "yes"
+	third, err := Scenario(objs, ScenarioOptions{Now: convNow, Cache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if third.Pods[0] == first.Pods[0] || third.Pods[0].Labels["changed"] != "yes" || third.Pods[1] != first.Pods[1] {
+		t.Error("a changed pod was not converted again, or an unchanged one was")
+	}
+	gone := objs.Pods[0].Name
+	objs.Pods = objs.Pods[1:]
+	if _, err := Scenario(objs, ScenarioOptions{Now: convNow, Cache: cache}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := cache.pods[gone]; ok {
+		t.Error("a pod that is gone stays in the cache")
 	}
 }

@@ -194,7 +194,7 @@ func newHarness(t *testing.T, sc e2eScenario, lag bool) *harness {
 	for _, g := range sc.gates {
 		must(t, gates.Set(g, true))
 	}
-	h.rec = &Reconciler{Client: c, Now: func() time.Time { return h.now }, Gates: &gates}
+	h.rec = &Reconciler{Client: c, Now: func() time.Time { return h.now }, Gates: &gates, VerifyTracker: true}
 	h.req = reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "default", Name: "web"}}
 	return h
 }

@@ -1,8 +1,10 @@
 package kubecontroller
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/clonecore/cloneset/clonesetcore"
@@ -39,10 +41,46 @@ type Reconciler struct {
 	// expectation and failed request.
 	Logf func(format string, args ...any)
 
+	// VerifyTracker also plans every round with clonesetcore.Plan on the
+	// converted objects and fails the round when the Tracker's plan differs
+	// (tests turn it on; it costs a whole plan).
+	VerifyTracker bool
+
+	// mu guards tracked: the state kept per CloneSet between rounds.
+	mu      sync.Mutex
+	tracked map[string]*trackedCloneSet
+
 	// Last is the result of the latest reconcile, for tests and tools
 	// (meaningful with one worker: a manager running several reconciles at
 	// once overwrites it concurrently).
 	Last Round
+}
+
+// trackedCloneSet is what the Reconciler keeps per CloneSet: the objects
+// converted in earlier rounds and the incremental planner fed with them.
+type trackedCloneSet struct {
+	cache   *ConversionCache
+	tracker *clonesetcore.Tracker
+}
+
+// state returns the state kept for the CloneSet owner, creating it; with
+// forget it drops it instead (the CloneSet is gone).
+func (r *Reconciler) state(owner string, forget bool) *trackedCloneSet {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if forget {
+		delete(r.tracked, owner)
+		return nil
+	}
+	if r.tracked == nil {
+		r.tracked = map[string]*trackedCloneSet{}
+	}
+	st := r.tracked[owner]
+	if st == nil {
+		st = &trackedCloneSet{cache: NewConversionCache(), tracker: clonesetcore.NewTracker(model.DefaultFeatureGates(), model.ControllerFlags{})}
+		r.tracked[owner] = st
+	}
+	return st
 }
 
 // Round is what one reconcile did.
@@ -115,6 +153,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err := r.Client.Get(ctx, req.NamespacedName, cs); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.Expectations.Do(func(s *expectations.Store) { s.Forget(owner) })
+			r.state(owner, true)
 			return reconcile.Result{}, nil
 		}
 		return reconcile.Result{}, err
@@ -135,13 +174,22 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{RequeueAfter: verdict.RequeueAfter}, nil
 	}
 
-	scn, err := Scenario(objs, ScenarioOptions{Now: now, Gates: r.Gates})
+	// Only the objects that changed since the last round are converted and
+	// read again: the Tracker plans from its records of the others.
+	st := r.state(owner, false)
+	scn, err := Scenario(objs, ScenarioOptions{Now: now, Gates: r.Gates, Cache: st.cache})
 	if err != nil {
 		return reconcile.Result{}, reconcile.TerminalError(err)
 	}
-	plan, err := clonesetcore.Plan(scn)
+	st.tracker.Sync(scn)
+	plan, err := st.tracker.Plan(now)
 	if err != nil {
 		return reconcile.Result{}, err
+	}
+	if r.VerifyTracker {
+		if err := samePlan(scn, plan); err != nil {
+			return reconcile.Result{}, fmt.Errorf("%s: %w", owner, err)
+		}
 	}
 	r.Last.Plan = plan
 	reqs, err := requests.Build(scn, plan)
@@ -156,6 +204,21 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, err
 	}
 	return reconcile.Result{RequeueAfter: plan.RequeueAfter()}, nil
+}
+
+// samePlan checks that plan, from the Tracker, is what clonesetcore.Plan
+// gives on the scenario.
+func samePlan(scn *model.Scenario, plan *clonesetcore.Result) error {
+	want, err := clonesetcore.Plan(scn)
+	if err != nil {
+		return err
+	}
+	a, _ := want.JSON()
+	b, _ := plan.JSON()
+	if !bytes.Equal(a, b) {
+		return fmt.Errorf("the Tracker's plan differs from Plan on the same objects:\n%s\n%s", a, b)
+	}
+	return nil
 }
 
 // List reads the CloneSet's objects: the pods, claims and revisions of its

@@ -1,0 +1,97 @@
+package kubecontroller
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/clonecore/cloneset/model"
+)
+
+// ConversionCache keeps the model objects converted from client objects and
+// hands the same model object back while the client object's uid and
+// resourceVersion are unchanged. Converting 10,000 pods on every reconcile
+// costs more than planning them; with the cache only the objects that
+// changed are converted, and a clonesetcore.Tracker fed the same pointers
+// reads only those again. The model objects it returns must not be
+// modified. A ConversionCache is not safe for concurrent use; the
+// Reconciler keeps one per CloneSet.
+type ConversionCache struct {
+	pods      map[string]cached[*model.Pod]
+	pvcs      map[string]cached[*model.PVC]
+	revisions map[string]cached[*model.Revision]
+	nodes     map[string]cached[*model.Node]
+}
+
+// cached is one converted object and the version it was converted from.
+type cached[T any] struct {
+	uid     types.UID
+	version string
+	obj     T
+}
+
+// NewConversionCache returns an empty cache.
+func NewConversionCache() *ConversionCache {
+	return &ConversionCache{
+		pods: map[string]cached[*model.Pod]{}, pvcs: map[string]cached[*model.PVC]{},
+		revisions: map[string]cached[*model.Revision]{}, nodes: map[string]cached[*model.Node]{},
+	}
+}
+
+// lookup returns the cached conversion of the object named name at uid and
+// version, converting (and remembering) it when there is none. An object
+// without a resourceVersion is always converted.
+func lookup[T any](m map[string]cached[T], name string, uid types.UID, version string, convert func() (T, error)) (T, error) {
+	if c, ok := m[name]; ok && version != "" && c.uid == uid && c.version == version {
+		return c.obj, nil
+	}
+	obj, err := convert()
+	if err != nil {
+		return obj, err
+	}
+	m[name] = cached[T]{uid: uid, version: version, obj: obj}
+	return obj, nil
+}
+
+// keep forgets the cached objects whose names are not in seen.
+func keep[T any](m map[string]cached[T], seen map[string]bool) {
+	for name := range m {
+		if !seen[name] {
+			delete(m, name)
+		}
+	}
+}
+
+func (c *ConversionCache) pod(p *corev1.Pod, q map[string]model.Quantity) *model.Pod {
+	out, _ := lookup(c.pods, p.Name, p.UID, p.ResourceVersion, func() (*model.Pod, error) { return podFromObject(p, q), nil })
+	return out
+}
+
+func (c *ConversionCache) pvc(v *corev1.PersistentVolumeClaim) *model.PVC {
+	out, _ := lookup(c.pvcs, v.Name, v.UID, v.ResourceVersion, func() (*model.PVC, error) { return PVCFromObject(v), nil })
+	return out
+}
+
+func (c *ConversionCache) revision(r *appsv1.ControllerRevision) (*model.Revision, error) {
+	return lookup(c.revisions, r.Name, r.UID, r.ResourceVersion, func() (*model.Revision, error) { return RevisionFromObject(r) })
+}
+
+func (c *ConversionCache) node(n *corev1.Node) *model.Node {
+	out, _ := lookup(c.nodes, n.Name, n.UID, n.ResourceVersion, func() (*model.Node, error) { return NodeFromObject(n), nil })
+	return out
+}
+
+// prune forgets the objects that are not in objs any more.
+func (c *ConversionCache) prune(objs Objects) {
+	seen := func(n int, name func(int) string) map[string]bool {
+		m := make(map[string]bool, n)
+		for i := 0; i < n; i++ {
+			m[name(i)] = true
+		}
+		return m
+	}
+	keep(c.pods, seen(len(objs.Pods), func(i int) string { return objs.Pods[i].Name }))
+	keep(c.pvcs, seen(len(objs.PVCs), func(i int) string { return objs.PVCs[i].Name }))
+	keep(c.revisions, seen(len(objs.Revisions), func(i int) string { return objs.Revisions[i].Name }))
+	keep(c.nodes, seen(len(objs.Nodes), func(i int) string { return objs.Nodes[i].Name }))
+}
