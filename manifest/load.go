@@ -502,14 +502,14 @@ func duplicateNamesNS(kind string, list []located[*model.Revision]) error {
 func (l *loader) sortOut(scn *model.Scenario) {
 	cs := scn.CloneSet
 	for _, lp := range l.pods {
-		if reason := podLeftOut(cs, lp.obj); reason != "" {
+		if reason := PodLeftOut(cs, lp.obj); reason != "" {
 			scn.SetAside = append(scn.SetAside, model.SetAside{Kind: kindPod, Name: lp.obj.Name, Reason: reason})
 			continue
 		}
 		scn.Pods = append(scn.Pods, lp.obj)
 	}
 	for _, lp := range l.pvcs {
-		if reason := pvcLeftOut(cs, lp.obj, scn.Pods); reason != "" {
+		if reason := PVCLeftOut(cs, lp.obj, scn.Pods); reason != "" {
 			scn.SetAside = append(scn.SetAside, model.SetAside{Kind: kindPVC, Name: lp.obj.Name, Reason: reason})
 			continue
 		}

@@ -285,13 +285,13 @@ func (l *loader) claim(out []*model.Scenario) {
 			many = "an orphan pod their selectors all match; " + race
 		}
 		settle(kindPod, p.Name, p.Namespace,
-			func(i int) string { return podLeftOut(out[i].CloneSet, p) },
+			func(i int) string { return PodLeftOut(out[i].CloneSet, p) },
 			func(i int) { out[i].Pods = append(out[i].Pods, p) }, many)
 	}
 	for _, lc := range l.pvcs {
 		c := lc.obj
 		settle(kindPVC, c.Name, c.Namespace,
-			func(i int) string { return pvcLeftOut(out[i].CloneSet, c, out[i].Pods) },
+			func(i int) string { return PVCLeftOut(out[i].CloneSet, c, out[i].Pods) },
 			func(i int) { out[i].PVCs = append(out[i].PVCs, c) },
 			"its controller owner reference designates each of them or one of their pods")
 	}
@@ -320,9 +320,14 @@ func otherNamespace(ns string, cs *model.CloneSet) string {
 	return fmt.Sprintf("in namespace %q, the CloneSet is in %q", ns, cs.Namespace)
 }
 
-// podLeftOut is why cs does not claim pod p ("" when it does): the rules of
-// scenario-format section 1, as the controller claims pods.
-func podLeftOut(cs *model.CloneSet, p *model.Pod) string {
+// PodLeftOut is why CloneSet cs does not claim pod p ("" when it does), in
+// the words the plan's notes use: the claiming rules of
+// docs/spec/scenario-format.md section 1 and of the controller (a
+// controller owner reference decides; an orphan is adopted when the
+// selector matches and neither it nor the CloneSet is being deleted).
+// Adapters that list objects themselves sort them with it, as the loader
+// does.
+func PodLeftOut(cs *model.CloneSet, p *model.Pod) string {
 	ref := model.ControllerRef(p.OwnerReferences)
 	switch {
 	case p.Namespace != cs.Namespace:
@@ -341,9 +346,9 @@ func podLeftOut(cs *model.CloneSet, p *model.Pod) string {
 	return ""
 }
 
-// pvcLeftOut is why cs does not claim PVC c ("" when it does); pods are the
-// pods cs claims.
-func pvcLeftOut(cs *model.CloneSet, c *model.PVC, pods []*model.Pod) string {
+// PVCLeftOut is why CloneSet cs does not claim PVC c ("" when it does); pods
+// are the pods cs claims (a claim handed to one of them stays cs's).
+func PVCLeftOut(cs *model.CloneSet, c *model.PVC, pods []*model.Pod) string {
 	ref := model.ControllerRef(c.OwnerReferences)
 	switch {
 	case c.Namespace != cs.Namespace:

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/clonecore/cloneset/manifest"
 	"github.com/clonecore/cloneset/model"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -101,7 +102,7 @@ func Scenario(objs Objects, opts ScenarioOptions) (*model.Scenario, error) {
 		scn.Gates = *opts.Gates
 	}
 	for _, p := range pods {
-		if reason := podSetAside(cs, p); reason != "" {
+		if reason := manifest.PodLeftOut(cs, p); reason != "" {
 			scn.SetAside = append(scn.SetAside, model.SetAside{Kind: "Pod", Name: p.Name, Reason: reason})
 			continue
 		}
@@ -117,7 +118,7 @@ func Scenario(objs Objects, opts ScenarioOptions) (*model.Scenario, error) {
 		if c.Namespace == "" {
 			c.Namespace = cs.Namespace
 		}
-		if reason := pvcSetAside(cs, c, scn.Pods); reason != "" {
+		if reason := manifest.PVCLeftOut(cs, c, scn.Pods); reason != "" {
 			scn.SetAside = append(scn.SetAside, model.SetAside{Kind: "PersistentVolumeClaim", Name: c.Name, Reason: reason})
 			continue
 		}
@@ -150,59 +151,6 @@ func Scenario(objs Objects, opts ScenarioOptions) (*model.Scenario, error) {
 		}
 	}
 	return scn, nil
-}
-
-// podSetAside is the reason a pod does not belong to the CloneSet ("" when
-// it does): the rules of the manifest loader (scenario-format section 1).
-func podSetAside(cs *model.CloneSet, p *model.Pod) string {
-	ref := model.ControllerRef(p.OwnerReferences)
-	switch {
-	case p.Namespace != cs.Namespace:
-		return fmt.Sprintf("in namespace %q, the CloneSet is in %q", p.Namespace, cs.Namespace)
-	case ref != nil && !ref.OwnedBy(cs):
-		return fmt.Sprintf("controlled by %s %s", ref.Kind, ref.Name)
-	case ref != nil:
-		return ""
-	case !cs.Spec.Selector.Matches(p.Labels):
-		return "orphan pod not matched by the CloneSet's selector"
-	case !p.DeletionTimestamp.IsZero():
-		return "orphan pod being deleted: the controller does not adopt it"
-	case !cs.DeletionTimestamp.IsZero():
-		return "orphan pod: the CloneSet is being deleted and adopts nothing"
-	}
-	return ""
-}
-
-// pvcSetAside is podSetAside for a claim: it belongs to the CloneSet or to
-// one of the CloneSet's pods.
-func pvcSetAside(cs *model.CloneSet, c *model.PVC, pods []*model.Pod) string {
-	ref := model.ControllerRef(c.OwnerReferences)
-	switch {
-	case c.Namespace != cs.Namespace:
-		return fmt.Sprintf("in namespace %q, the CloneSet is in %q", c.Namespace, cs.Namespace)
-	case ref == nil:
-		return "no controller owner reference"
-	case ref.OwnedBy(cs):
-		return ""
-	case ref.Kind == "Pod" && ownedByPod(ref, pods):
-		return ""
-	}
-	return fmt.Sprintf("controlled by %s %s", ref.Kind, ref.Name)
-}
-
-func ownedByPod(ref *model.OwnerReference, pods []*model.Pod) bool {
-	for _, p := range pods {
-		if ref.UID != "" && p.UID != "" {
-			if ref.UID == p.UID {
-				return true
-			}
-			continue
-		}
-		if ref.Name == p.Name {
-			return true
-		}
-	}
-	return false
 }
 
 // --- typed objects ---------------------------------------------------------
