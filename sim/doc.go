@@ -6,22 +6,20 @@
 // # The cluster
 //
 // A Cluster holds one CloneSet with its pods, PVCs, ControllerRevisions and
-// nodes. Cluster.Apply carries out a plan the way the controller does:
-// CreatePod builds the pod and its PVCs with the labels, annotations, owner
-// reference, readiness gates (InPlaceUpdateReady; KruisePodReady, which Kruise's
-// pod webhook adds) and PreparingNormal state the controller writes
-// (scale-and-budgets 4.4, LSV 1.5 W3), slow-start batches included; DeletePod
-// makes the pod terminate (it disappears after a grace time, once its
-// finalizers are gone) and deletes its PVCs; SetLifecycleState writes the state
-// label and timestamp and applies the KruisePodReady NotReady policy of the
-// hook's markPodNotReady (LSV 1.4); UpdatePodInPlace rewrites the revision
-// labels, sets Updating, InPlaceUpdateReady=False and the in-place state
-// annotation, and either changes the containers at once or stores the change
-// in the grace annotation for the planner's own PatchPod to apply
-// (update-and-ordering 4.5); RecreatePod adds the specified-delete label;
-// PatchPod, DeletePVC, SetPVCOwner and UpdatePodsToDelete do what they say.
-// Apply also does the controller's revision bookkeeping (it creates the
-// ControllerRevision of a new template) and writes the plan's status.
+// nodes. Cluster.Apply carries out a plan only through the API requests of
+// package requests, the same writes a real controller sends
+// (requests.ByAction applied to a requests.World over the cluster's objects):
+// the ControllerRevision writes, pods and PVCs created in slow-start batches
+// with the labels, annotations, owner reference, InPlaceUpdateReady readiness
+// gate and PreparingNormal state the controller writes (scale-and-budgets
+// 4.4, LSV 1.5 W3), deletes, lifecycle writes with the KruisePodReady NotReady
+// policy (LSV 1.4), in-place updates (update-and-ordering 4.5), recreate
+// marks, the status write and what follows it. The cluster itself plays the
+// Kruise pod webhook, which adds the KruisePodReady readiness gate to new
+// pods, and the kubelet, which makes a deleted pod terminate and disappear
+// after a grace time, once its finalizers are gone. Before sending an action's
+// requests it checks that the action fits the cluster (the pod exists, is in
+// the state the action moves it from, ...) and reports contract mismatches.
 //
 // Around the controller runs a World: a scheduler and a kubelet (pods get a
 // node, start, become ready; an in-place image change restarts the container,
