@@ -177,8 +177,10 @@ func FuzzPlanWide(f *testing.F) {
 			if creates > wideLimit {
 				t.Fatalf("%d creations above the limit %d", creates, wideLimit)
 			}
-			if len(res.Actions) > creates+3*(len(s.Pods)+len(s.PVCs))+1 {
-				t.Fatalf("%d actions for %d pods and %d PVCs", len(res.Actions), len(s.Pods), len(s.PVCs))
+			// Per pod and PVC a few writes, one podsToDelete rewrite, one
+			// revision create or renumbering, a delete per stored revision.
+			if len(res.Actions) > creates+3*(len(s.Pods)+len(s.PVCs))+2+len(s.Revisions) {
+				t.Fatalf("%d actions for %d pods, %d PVCs and %d revisions", len(res.Actions), len(s.Pods), len(s.PVCs), len(s.Revisions))
 			}
 			if v := invariantViolations(s, res); len(v) > 0 {
 				t.Fatalf("invariants broken: %q", v)
