@@ -57,14 +57,12 @@ func (r *round) update() {
 	}
 	// With r.keys (a Tracker), whose byInput order is the canonical order:
 	// r.keys is parallel to r.byInput.observed too.
-	var keys []ordering.PodKeys
+	// The keys are passed by index, not copied.
+	var keyIndex []int
 	if r.keys != nil {
-		keys = make([]ordering.PodKeys, len(at))
-		for j, i := range at {
-			keys[j] = r.keys[i]
-		}
+		keyIndex = at
 	}
-	sorted := ordering.SortForUpdate(byInput, ordering.UpdateOptions{RollingUpdate: ru, AllPods: r.byInput.observed, LifecycleStates: states, Keys: keys, AllKeys: r.keys})
+	sorted := ordering.SortForUpdate(byInput, ordering.UpdateOptions{RollingUpdate: ru, AllPods: r.byInput.observed, LifecycleStates: states, Keys: r.keys, KeyIndex: keyIndex, AllKeys: r.keys})
 	ordered := make([]int, len(sorted)) // indexes in r.observed
 	for i, x := range sorted {
 		ordered[i] = at[x.Index]

@@ -31,6 +31,11 @@ type DeletionOptions struct {
 	// group (same order): the pods are then not read for them. Otherwise it
 	// is ignored.
 	Keys []PodKeys
+	// KeyIndex, when as long as the group, gives the index in Keys of the
+	// keys of each pod of the group (Keys[KeyIndex[i]] for group[i]), so
+	// that a caller keeping the keys of a larger set passes them without
+	// copying them; Keys need not be as long as the group then.
+	KeyIndex []int
 }
 
 // delKey holds the deletion keys of one pod, computed once and packed into
@@ -347,9 +352,12 @@ func rankGroup(group []*model.Pod, opts *DeletionOptions) (*ranker, []ent) {
 	r := newRanker(group, len(group))
 	nodeIDs := make(map[string]int32, len(group)/4) // growing it would rehash every name
 	var nodeNames []string
-	keys := opts.Keys
-	if len(keys) != len(group) {
-		keys = nil
+	keys, keyIndex := opts.Keys, opts.KeyIndex
+	if len(keyIndex) != len(group) || keys == nil {
+		keyIndex = nil
+		if len(keys) != len(group) {
+			keys = nil
+		}
 	}
 	for i, p := range group {
 		if p == nil {
@@ -358,7 +366,11 @@ func rankGroup(group []*model.Pod, opts *DeletionOptions) (*ranker, []ent) {
 		var k delKey
 		var nn string
 		if keys != nil {
-			k, nn = keys[i].delKey(i, opts), keys[i].node
+			pk := &keys[i]
+			if keyIndex != nil {
+				pk = &keys[keyIndex[i]]
+			}
+			k, nn = pk.delKey(i, opts), pk.node
 		} else {
 			k, nn = newDelKey(p, i, opts), p.Spec.NodeName
 		}

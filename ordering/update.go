@@ -26,6 +26,11 @@ type UpdateOptions struct {
 	// (same order): the pods are then not read for them. Otherwise it is
 	// ignored.
 	Keys []PodKeys
+	// KeyIndex, when as long as the candidates, gives the index in Keys of
+	// the keys of each candidate (Keys[KeyIndex[i]] for candidate i), so
+	// that a caller keeping the keys of every pod passes them without
+	// copying them; Keys need not be as long as the candidates then.
+	KeyIndex []int
 	// AllKeys, when as long as AllPods, holds the keys of each pod of
 	// AllPods (same order); the scatter densities read the terms' flags
 	// from those read by PodKeys.ReadScatter for the same terms. Otherwise
@@ -264,13 +269,23 @@ func SortForUpdate(candidates []*model.Pod, opts UpdateOptions) []Ranked {
 	if len(states) != len(candidates) {
 		states = nil
 	}
-	pk := opts.Keys
-	if len(pk) != len(candidates) {
-		pk = nil
+	pk, keyIndex := opts.Keys, opts.KeyIndex
+	if len(keyIndex) != len(candidates) || pk == nil {
+		keyIndex = nil
+		if len(pk) != len(candidates) {
+			pk = nil
+		}
 	}
 	for i, p := range candidates {
 		if p == nil {
 			continue
+		}
+		var kp *PodKeys // the candidate's keys, when given
+		if pk != nil {
+			kp = &pk[i]
+			if keyIndex != nil {
+				kp = &pk[keyIndex[i]]
+			}
 		}
 		var state string
 		if states != nil {
@@ -279,20 +294,20 @@ func SortForUpdate(candidates []*model.Pod, opts UpdateOptions) []Ranked {
 			state = p.LifecycleState()
 		}
 		var k updKey
-		if pk != nil {
-			k = pk[i].updKey(p, i, state)
+		if kp != nil {
+			k = kp.updKey(p, i, state)
 		} else {
 			k = newUpdKey(p, i, state)
 		}
 		k.ki = int32(len(keys))
-		if pk != nil && pk[i].prioRead && prio.on {
-			k.setPriority(pk[i].level, pk[i].prio, k.prefix())
+		if kp != nil && kp.prioRead && prio.on {
+			k.setPriority(kp.level, kp.prio, k.prefix())
 		} else {
 			prio.apply(&k)
 		}
-		if pk != nil && pk[i].scatterRead {
+		if kp != nil && kp.scatterRead {
 			for t := range terms {
-				flags.bits[t*flags.stride+int(k.ki)] = pk[i].scatterFlags(t)
+				flags.bits[t*flags.stride+int(k.ki)] = kp.scatterFlags(t)
 			}
 		} else {
 			for t := range terms {
