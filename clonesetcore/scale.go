@@ -180,7 +180,7 @@ func (r *round) choosePodsToDelete(b partition.Budget) []*model.Pod {
 		pods, position = r.byInput.observed, r.byInput.position
 	}
 	upd, old := make([]*model.Pod, 0, len(pods)), make([]*model.Pod, 0, len(pods))
-	var updAt, oldAt []int // with r.keys: the index in r.keys of each pod
+	var updAt, oldAt []int // with r.keys: the index in r.keys of each pod (r.keyAt)
 	if r.keys != nil {
 		updAt, oldAt = make([]int, 0, len(pods)), make([]int, 0, len(pods))
 	}
@@ -194,12 +194,12 @@ func (r *round) choosePodsToDelete(b partition.Budget) []*model.Pod {
 		if in.updated || (r.gates.PreparingUpdateAsUpdate && in.state == model.StatePreparingUpdate) {
 			upd = append(upd, p)
 			if r.keys != nil {
-				updAt = append(updAt, i)
+				updAt = append(updAt, r.keyAt[i])
 			}
 		} else {
 			old = append(old, p)
 			if r.keys != nil {
-				oldAt = append(oldAt, i)
+				oldAt = append(oldAt, r.keyAt[i])
 			}
 		}
 	}
@@ -250,7 +250,7 @@ func (r *round) deletionOptions() ordering.DeletionOptions {
 		for i, p := range r.observed {
 			n := ""
 			if r.keys != nil {
-				n = r.keys[i].Node() // the pod is not read
+				n = r.keys[r.keyAt[i]].Node() // the pod is not read
 			} else {
 				n = p.Spec.NodeName
 			}

@@ -55,14 +55,16 @@ func (r *round) update() {
 	for j, i := range at {
 		states[j] = r.info[i].state
 	}
-	// With r.keys (a Tracker), whose byInput order is the canonical order:
-	// r.keys is parallel to r.byInput.observed too.
-	// The keys are passed by index, not copied.
+	// With r.keys (a Tracker, whose byInput order is the canonical order),
+	// the keys are passed by index (r.keyAt), not copied.
 	var keyIndex []int
 	if r.keys != nil {
-		keyIndex = at
+		keyIndex = make([]int, len(at))
+		for j, i := range at {
+			keyIndex[j] = r.keyAt[i]
+		}
 	}
-	sorted := ordering.SortForUpdate(byInput, ordering.UpdateOptions{RollingUpdate: ru, AllPods: r.byInput.observed, LifecycleStates: states, Keys: r.keys, KeyIndex: keyIndex, AllKeys: r.keys})
+	sorted := ordering.SortForUpdate(byInput, ordering.UpdateOptions{RollingUpdate: ru, AllPods: r.byInput.observed, LifecycleStates: states, Keys: r.keys, KeyIndex: keyIndex, AllKeys: r.keys, AllKeyIndex: r.keyAt})
 	ordered := make([]int, len(sorted)) // indexes in r.observed
 	for i, x := range sorted {
 		ordered[i] = at[x.Index]

@@ -110,5 +110,20 @@ func TestPropPodKeys(t *testing.T) {
 		if !reflect.DeepEqual(plain, fromIndex) {
 			t.Fatalf("update order from keys by index:\n got %v\nwant %v", names(fromIndex), names(plain))
 		}
+		// Every key by index (KeyIndex, AllKeyIndex) into a reversed array.
+		reversed := make([]PodKeys, len(allKeys)+1)
+		allAt := make([]int, len(allKeys))
+		for i := range allKeys {
+			allAt[i] = len(reversed) - 1 - i
+			reversed[allAt[i]] = allKeys[i]
+		}
+		revAt := make([]int, len(candAt))
+		for j, i := range candAt {
+			revAt[j] = allAt[i]
+		}
+		fromIndex = SortForUpdate(cands, UpdateOptions{RollingUpdate: ru, AllPods: pods, Keys: reversed, KeyIndex: revAt, AllKeys: reversed, AllKeyIndex: allAt})
+		if !reflect.DeepEqual(plain, fromIndex) {
+			t.Fatalf("update order from keys by index:\n got %v\nwant %v", names(fromIndex), names(plain))
+		}
 	})
 }

@@ -36,6 +36,10 @@ type UpdateOptions struct {
 	// from those read by PodKeys.ReadScatter for the same terms. Otherwise
 	// it is ignored.
 	AllKeys []PodKeys
+	// AllKeyIndex, when as long as AllPods, gives the index in AllKeys of
+	// the keys of each pod of AllPods (AllKeys[AllKeyIndex[j]] for
+	// AllPods[j]); AllKeys need not be as long as AllPods then.
+	AllKeyIndex []int
 }
 
 // updKey holds every update-order key of one pod, computed once, the sort
@@ -327,11 +331,14 @@ func SortForUpdate(candidates []*model.Pod, opts UpdateOptions) []Ranked {
 	// 3. Scatter.
 	var termWhy []string
 	if len(terms) > 0 {
-		allKeys := opts.AllKeys
-		if len(allKeys) != len(opts.AllPods) {
-			allKeys = nil
+		all := allKeys{keys: opts.AllKeys, index: opts.AllKeyIndex}
+		if len(all.index) != len(opts.AllPods) || all.keys == nil {
+			all.index = nil
+			if len(all.keys) != len(opts.AllPods) {
+				all.keys = nil
+			}
 		}
-		seq, termWhy = scatter(seq, terms, &flags, opts.AllPods, allKeys)
+		seq, termWhy = scatter(seq, terms, &flags, opts.AllPods, all)
 	}
 	// 4. PreparingUpdate first.
 	seq = preparingFirst(seq)
@@ -492,7 +499,25 @@ func preparingFirst(seq []*updKey) []*updKey {
 
 // scatter applies the scatter strategy (section 7) to seq and returns the new
 // sequence and the Why string of each applied term (indexed like updKey.scatter).
-func scatter(seq []*updKey, terms []model.ScatterTerm, flags *scatterFlags, all []*model.Pod, allKeys []PodKeys) ([]*updKey, []string) {
+// allKeys are UpdateOptions.AllKeys and AllKeyIndex, checked: keys is nil
+// when not given, index nil when the keys are parallel to AllPods.
+type allKeys struct {
+	keys  []PodKeys
+	index []int
+}
+
+// of returns the keys of AllPods[j], or nil.
+func (a allKeys) of(j int) *PodKeys {
+	switch {
+	case a.keys == nil:
+		return nil
+	case a.index != nil:
+		return &a.keys[a.index[j]]
+	}
+	return &a.keys[j]
+}
+
+func scatter(seq []*updKey, terms []model.ScatterTerm, flags *scatterFlags, all []*model.Pod, allKeys allKeys) ([]*updKey, []string) {
 	if len(seq) <= 1 {
 		return seq, nil
 	}
@@ -557,7 +582,7 @@ func scatterTermOrder(seq []*updKey, terms []model.ScatterTerm, flags *scatterFl
 // scatterPass is 7.2 for term number ti. m, u and out are empty scratch
 // slices with enough capacity; the result is built in out. changed is false
 // when the pass returns seq unchanged (step 1).
-func scatterPass(seq []*updKey, ti int, t model.ScatterTerm, flags *scatterFlags, all []*model.Pod, allKeys []PodKeys, m, u, out []*updKey) ([]*updKey, bool) {
+func scatterPass(seq []*updKey, ti int, t model.ScatterTerm, flags *scatterFlags, all []*model.Pod, allKeys allKeys, m, u, out []*updKey) ([]*updKey, bool) {
 	for _, k := range seq {
 		if flags.has(ti, k, flagMatch) {
 			m = append(m, k)
@@ -574,8 +599,8 @@ func scatterPass(seq []*updKey, ti int, t model.ScatterTerm, flags *scatterFlags
 			continue
 		}
 		var match bool
-		if allKeys != nil && allKeys[j].scatterRead {
-			match = allKeys[j].scatterFlags(ti)&flagMatch != 0
+		if k := allKeys.of(j); k != nil && k.scatterRead {
+			match = k.scatterFlags(ti)&flagMatch != 0
 		} else {
 			match = p.Labels[t.Key] == t.Value
 		}
