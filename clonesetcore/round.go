@@ -38,6 +38,9 @@ type round struct {
 	// read the pods for their keys, and take them by index.
 	keys  []ordering.PodKeys
 	keyAt []int
+	// decisions, when set (by a Tracker), keeps the update decisions
+	// between plans, by slot (keyAt).
+	decisions *decisionCache
 	// activeOwned are the observed pods plus released ones (owned, active, no
 	// longer matching the selector): PVC clean-up still counts them.
 	activeOwned []*model.Pod

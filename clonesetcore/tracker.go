@@ -100,6 +100,9 @@ type Tracker struct {
 	revsValid bool
 	revs      revisionSet
 	revNotes  []string
+
+	// decisions keeps the update decisions of the pods between plans.
+	decisions decisionCache
 }
 
 // podRecord is what the planner reads of one pod, read when the Tracker is
@@ -230,7 +233,9 @@ func (t *Tracker) SetPod(p *model.Pod) {
 		}
 		t.slot[p.Name] = i
 		t.added = append(t.added, i)
+		t.decisions.grow(i)
 	}
+	t.decisions.forget(i)
 	t.pods[i] = p
 	t.recs[i] = t.read(p, &t.keys[i])
 	if !ok {
@@ -248,6 +253,7 @@ func (t *Tracker) DeletePod(name string) {
 	t.pods[i] = nil
 	t.recs[i] = podRecord{}
 	t.keys[i] = ordering.PodKeys{}
+	t.decisions.forget(i)
 	t.dead++
 	t.buried = append(t.buried, i)
 	t.compact()
@@ -519,6 +525,7 @@ func (t *Tracker) resolveRevisions(cs *model.CloneSet, n *notes) revisionSet {
 		t.revs = resolveRevisions(cs, t.revisions.sorted(), &rn)
 		t.revNotes = rn.list
 		t.revsValid = true
+		t.decisions.revGen++ // the decisions read the revisions
 	}
 	n.addAll(t.revNotes)
 	return t.revs
@@ -588,6 +595,7 @@ func (t *Tracker) classifyPods(r *round) {
 	r.activeOwned = slices.Grow(b.activeOwned[:0], n)
 	r.info = slices.Grow(b.info[:0], n)
 	r.keys = t.keys // indexed by slot: r.keyAt
+	r.decisions = &t.decisions
 	r.keyAt = slices.Grow(b.keyAt[:0], n)
 	ids := slices.Grow(b.ids[:0], n)
 	var adopted []string

@@ -82,11 +82,16 @@ func (r *round) update() {
 	revisions := r.revisionList()
 	index := inplace.NewRevisionIndex(revisions)
 	r.actions = slices.Grow(r.actions, len(admitted))
-	for _, p := range admitted {
+	for j, p := range admitted {
 		var d lifecycle.UpdateDecision
-		r.actions, d = lifecycle.AppendDecideUpdate(r.actions, lifecycle.UpdateInput{
+		in := lifecycle.UpdateInput{
 			CloneSet: cs, Pod: p, Target: podTarget, Revisions: revisions, Index: index, Gates: r.gates, Now: r.now,
-		})
+		}
+		if r.decisions != nil { // admitted[j] is r.observed[ordered[j]]
+			r.actions, d = r.decisions.appendDecide(r.actions, r.keyAt[ordered[j]], in)
+		} else {
+			r.actions, d = lifecycle.AppendDecideUpdate(r.actions, in)
+		}
 		if d.Note != "" {
 			r.notes.addText(d.Note)
 		}
