@@ -22,9 +22,12 @@ import (
 // of what the planner reads (kind, revision, lifecycle state, readiness and
 // the time it became ready, instance id, specified-delete, whether the
 // refresh step has work for it); Plan then works from the records instead of
-// reading every pod again. Tracker.Plan(now) returns exactly what Plan
-// returns on Scenario(now), the same objects as a scenario: the same actions
-// in the same order, the same status, requeue and notes, byte for byte.
+// reading every pod again, and keeps the update decision of each pod it
+// updates until the pod, the CloneSet, the revisions or the gates change
+// (the decision does not depend on the clock). Tracker.Plan(now) returns
+// exactly what Plan returns on Scenario(now), the same objects as a
+// scenario: the same actions in the same order, the same status, requeue
+// and notes, byte for byte.
 //
 // Objects are identified by name (the pods, PVCs and revisions of a CloneSet
 // share its namespace): Set* replaces the object of the same name, Delete*
