@@ -41,6 +41,9 @@ type round struct {
 	// decisions, when set (by a Tracker), keeps the update decisions
 	// between plans, by slot (keyAt).
 	decisions *decisionCache
+	// delScratch, when set (by a Tracker), lends the deletion rankings
+	// their buffers from plan to plan.
+	delScratch *ordering.DeletionScratch
 	// activeOwned are the observed pods plus released ones (owned, active, no
 	// longer matching the selector): PVC clean-up still counts them.
 	activeOwned []*model.Pod

@@ -229,6 +229,7 @@ func (r *round) pick(g []*model.Pod, at []int, k int) []*model.Pod {
 	if at != nil {
 		opts.Keys, opts.KeyIndex = r.keys, at
 	}
+	opts.Scratch = r.delScratch
 	return ordering.FirstForDeletion(g, opts, k)
 }
 

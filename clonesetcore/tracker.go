@@ -106,6 +106,8 @@ type Tracker struct {
 
 	// decisions keeps the update decisions of the pods between plans.
 	decisions decisionCache
+	// delScratch holds the deletion rankings' buffers between plans.
+	delScratch ordering.DeletionScratch
 }
 
 // podRecord is what the planner reads of one pod, read when the Tracker is
@@ -599,6 +601,7 @@ func (t *Tracker) classifyPods(r *round) {
 	r.info = slices.Grow(b.info[:0], n)
 	r.keys = t.keys // indexed by slot: r.keyAt
 	r.decisions = &t.decisions
+	r.delScratch = &t.delScratch
 	r.keyAt = slices.Grow(b.keyAt[:0], n)
 	ids := slices.Grow(b.ids[:0], n)
 	var adopted []string

@@ -36,6 +36,21 @@ type DeletionOptions struct {
 	// that a caller keeping the keys of a larger set passes them without
 	// copying them; Keys need not be as long as the group then.
 	KeyIndex []int
+	// Scratch, when not nil, lends its buffers to the ranking, which keeps
+	// them (grown) for the next ranking given the same Scratch: a caller
+	// ranking groups repeatedly (clonesetcore.Tracker) allocates less. The
+	// result is the same with or without it.
+	Scratch *DeletionScratch
+}
+
+// DeletionScratch holds the buffers of a deletion ranking between rankings
+// (DeletionOptions.Scratch). The zero value is ready to use. A
+// DeletionScratch must not be used by two rankings at the same time.
+type DeletionScratch struct {
+	keys      []delKey
+	g         grouper
+	nodeIDs   map[string]int32
+	nodeNames []string
 }
 
 // delKey holds the deletion keys of one pod, computed once and packed into
@@ -349,9 +364,24 @@ func FirstForDeletion(group []*model.Pod, opts DeletionOptions, k int) []*model.
 func rankGroup(group []*model.Pod, opts *DeletionOptions) (*ranker, []ent) {
 	// Every key is read here, in input order (the pods' memory is visited
 	// once, sequentially); node ids are assigned on the way.
-	r := newRanker(group, len(group))
-	nodeIDs := make(map[string]int32, len(group)/4) // growing it would rehash every name
+	r := newRanker(group, 0)
+	var nodeIDs map[string]int32
 	var nodeNames []string
+	var g *grouper
+	if sc := opts.Scratch; sc != nil {
+		r.keys = slices.Grow(sc.keys[:0], len(group))
+		if sc.nodeIDs == nil {
+			sc.nodeIDs = make(map[string]int32, len(group)/4)
+		}
+		clear(sc.nodeIDs)
+		nodeIDs, nodeNames = sc.nodeIDs, sc.nodeNames[:0]
+		sc.g.reset()
+		g = &sc.g
+		defer func() { sc.keys, sc.nodeNames = r.keys, nodeNames }()
+	} else {
+		r.keys = make([]delKey, 0, len(group))
+		nodeIDs = make(map[string]int32, len(group)/4) // growing it would rehash every name
+	}
 	keys, keyIndex := opts.Keys, opts.KeyIndex
 	if len(keyIndex) != len(group) || keys == nil {
 		keyIndex = nil
@@ -386,7 +416,11 @@ func rankGroup(group []*model.Pod, opts *DeletionOptions) (*ranker, []ent) {
 		r.keys = append(r.keys, k)
 	}
 
-	g := newGrouper(len(r.keys))
+	if g == nil {
+		g = newGrouper(len(r.keys))
+	} else {
+		g.grow(len(r.keys))
+	}
 	r.sameNodeRanks(g, len(nodeNames))
 	r.useSpread = len(opts.TopologyKeys) > 0
 	if r.useSpread {
@@ -530,6 +564,14 @@ type grouper struct {
 
 func newGrouper(n int) *grouper {
 	return &grouper{in: make([]ent, 0, n), ids: make([]int32, 0, n), out: make([]ent, n)}
+}
+
+// grow makes room for n entries (out holds n).
+func (g *grouper) grow(n int) {
+	g.in, g.ids = slices.Grow(g.in[:0], n), slices.Grow(g.ids[:0], n)
+	if len(g.out) < n {
+		g.out = make([]ent, n)
+	}
 }
 
 // reset forgets the entries added.

@@ -24,9 +24,11 @@ func readAll(pods []*model.Pod) []PodKeys {
 // (DeletionOptions.Keys, UpdateOptions.Keys) are those computed from the
 // pods: the whole deletion ranking (reasons and spread ranks included),
 // every prefix of FirstForDeletion, and the update order with its reasons,
-// the keys given in order or by index (KeyIndex); keys of the wrong length
+// the keys given in order or by index (KeyIndex), with or without a
+// DeletionScratch reused from ranking to ranking; keys of the wrong length
 // are ignored.
 func TestPropPodKeys(t *testing.T) {
+	scratch := &DeletionScratch{} // shared by every test case
 	rapid.Check(t, func(t *rapid.T) {
 		pods := genGroupWithDuplicates(t, 40)
 		if rapid.Bool().Draw(t, "nils") {
@@ -58,12 +60,20 @@ func TestPropPodKeys(t *testing.T) {
 		if got := RankForDeletion(pods, indexed); !reflect.DeepEqual(got, want) {
 			t.Fatalf("deletion ranking from keys by index:\n got %v\nwant %v", names(got), names(want))
 		}
+		withScratch, indexedScratch := opts, indexed
+		withScratch.Scratch, indexedScratch.Scratch = scratch, scratch
+		if got := RankForDeletion(pods, withScratch); !reflect.DeepEqual(got, want) {
+			t.Fatalf("deletion ranking with a scratch:\n got %v\nwant %v", names(got), names(want))
+		}
 		for k := 0; k <= len(want); k++ {
 			if got, w := FirstForDeletion(pods, keyed, k), FirstForDeletion(pods, opts, k); !slices.Equal(got, w) {
 				t.Fatalf("FirstForDeletion k=%d from keys:\n got %v\nwant %v", k, podNames(got), podNames(w))
 			}
 			if got, w := FirstForDeletion(pods, indexed, k), FirstForDeletion(pods, opts, k); !slices.Equal(got, w) {
 				t.Fatalf("FirstForDeletion k=%d from keys by index:\n got %v\nwant %v", k, podNames(got), podNames(w))
+			}
+			if got, w := FirstForDeletion(pods, indexedScratch, k), FirstForDeletion(pods, opts, k); !slices.Equal(got, w) {
+				t.Fatalf("FirstForDeletion k=%d from keys by index with a scratch:\n got %v\nwant %v", k, podNames(got), podNames(w))
 			}
 		}
 		ru := genRollingUpdate(t)
