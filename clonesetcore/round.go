@@ -32,9 +32,18 @@ type round struct {
 	observed []*model.Pod
 	// info holds, for observed[i], what the decisions read of the pod.
 	info []podInfo
-	// keys, when set (by a Tracker), holds ordering.ReadKeys of observed[i]:
-	// the orderings then do not read the pods for their keys.
-	keys []ordering.PodKeys
+	// keys, when set (by a Tracker), holds ordering.ReadKeys of the observed
+	// pods: keys[keyAt[i]] are those of observed[i] (and of
+	// byInput.observed[i], the same order then). The orderings then do not
+	// read the pods for their keys, and take them by index.
+	keys  []ordering.PodKeys
+	keyAt []int
+	// decisions, when set (by a Tracker), keeps the update decisions
+	// between plans, by slot (keyAt).
+	decisions *decisionCache
+	// delScratch, when set (by a Tracker), lends the deletion rankings
+	// their buffers from plan to plan.
+	delScratch *ordering.DeletionScratch
 	// activeOwned are the observed pods plus released ones (owned, active, no
 	// longer matching the selector): PVC clean-up still counts them.
 	activeOwned []*model.Pod

@@ -180,9 +180,9 @@ func (r *round) choosePodsToDelete(b partition.Budget) []*model.Pod {
 		pods, position = r.byInput.observed, r.byInput.position
 	}
 	upd, old := make([]*model.Pod, 0, len(pods)), make([]*model.Pod, 0, len(pods))
-	var updKeys, oldKeys []ordering.PodKeys // with r.keys
+	var updAt, oldAt []int // with r.keys: the index in r.keys of each pod (r.keyAt)
 	if r.keys != nil {
-		updKeys, oldKeys = make([]ordering.PodKeys, 0, len(pods)), make([]ordering.PodKeys, 0, len(pods))
+		updAt, oldAt = make([]int, 0, len(pods)), make([]int, 0, len(pods))
 	}
 	for j, p := range pods {
 		i := j
@@ -194,30 +194,30 @@ func (r *round) choosePodsToDelete(b partition.Budget) []*model.Pod {
 		if in.updated || (r.gates.PreparingUpdateAsUpdate && in.state == model.StatePreparingUpdate) {
 			upd = append(upd, p)
 			if r.keys != nil {
-				updKeys = append(updKeys, r.keys[i])
+				updAt = append(updAt, r.keyAt[i])
 			}
 		} else {
 			old = append(old, p)
 			if r.keys != nil {
-				oldKeys = append(oldKeys, r.keys[i])
+				oldAt = append(oldAt, r.keyAt[i])
 			}
 		}
 	}
 	var chosen []*model.Pod
 	switch {
 	case b.ScaleDownOldRevision >= b.ScaleDown:
-		chosen = r.pick(old, oldKeys, b.ScaleDown)
+		chosen = r.pick(old, oldAt, b.ScaleDown)
 	case b.ScaleDownOldRevision > 0:
-		chosen = append(r.pick(old, oldKeys, b.ScaleDownOldRevision), r.pick(upd, updKeys, b.ScaleDown-b.ScaleDownOldRevision)...)
+		chosen = append(r.pick(old, oldAt, b.ScaleDownOldRevision), r.pick(upd, updAt, b.ScaleDown-b.ScaleDownOldRevision)...)
 	default:
-		chosen = r.pick(upd, updKeys, b.ScaleDown)
+		chosen = r.pick(upd, updAt, b.ScaleDown)
 	}
 	return chosen
 }
 
-// pick takes k pods of group g in deletion order; keys, when as long as g,
-// are their ordering keys.
-func (r *round) pick(g []*model.Pod, keys []ordering.PodKeys, k int) []*model.Pod {
+// pick takes k pods of group g in deletion order; at, when as long as g,
+// holds the index in r.keys of each pod's ordering keys.
+func (r *round) pick(g []*model.Pod, at []int, k int) []*model.Pod {
 	if k > len(g) {
 		r.notes.add("scale-in wanted %d pods from a group of %d: upstream takes fewer than asked (quirk, scale-and-budgets 9.10)", k, len(g))
 		k = len(g)
@@ -226,7 +226,10 @@ func (r *round) pick(g []*model.Pod, keys []ordering.PodKeys, k int) []*model.Po
 	if len(opts.TopologyKeys) > 0 && len(g) > 1 {
 		r.notes.add("scale-in spread ranks follow the controller's code ((n-i)*ln(D+2) per topology, larger domains lose pods first), not the example of the design proposal (update-and-ordering 8.5, 11.2)")
 	}
-	opts.Keys = keys
+	if at != nil {
+		opts.Keys, opts.KeyIndex = r.keys, at
+	}
+	opts.Scratch = r.delScratch
 	return ordering.FirstForDeletion(g, opts, k)
 }
 
@@ -248,7 +251,7 @@ func (r *round) deletionOptions() ordering.DeletionOptions {
 		for i, p := range r.observed {
 			n := ""
 			if r.keys != nil {
-				n = r.keys[i].Node() // the pod is not read
+				n = r.keys[r.keyAt[i]].Node() // the pod is not read
 			} else {
 				n = p.Spec.NodeName
 			}

@@ -22,9 +22,12 @@ import (
 // of what the planner reads (kind, revision, lifecycle state, readiness and
 // the time it became ready, instance id, specified-delete, whether the
 // refresh step has work for it); Plan then works from the records instead of
-// reading every pod again. Tracker.Plan(now) returns exactly what Plan
-// returns on Scenario(now), the same objects as a scenario: the same actions
-// in the same order, the same status, requeue and notes, byte for byte.
+// reading every pod again, and keeps the update decision of each pod it
+// updates until the pod, the CloneSet, the revisions or the gates change
+// (the decision does not depend on the clock). Tracker.Plan(now) returns
+// exactly what Plan returns on Scenario(now), the same objects as a
+// scenario: the same actions in the same order, the same status, requeue
+// and notes, byte for byte.
 //
 // Objects are identified by name (the pods, PVCs and revisions of a CloneSet
 // share its namespace): Set* replaces the object of the same name, Delete*
@@ -51,12 +54,15 @@ type Tracker struct {
 	// named in the plan's notes (model.Scenario.SetAside).
 	setAside []model.SetAside
 
-	// Pods live in slots: pods[i] and recs[i] are the object and record of
-	// slot i. order lists the live slots sorted by name, plus slots deleted
+	// Pods live in slots: pods[i], recs[i] and keys[i] are the object,
+	// record and ordering keys of slot i (the keys apart, so that the pass
+	// over the records walks small records; the round indexes the keys by
+	// slot instead of copying them). order lists the live slots sorted by name, plus slots deleted
 	// or added since it was last rebuilt (see sortedSlots).
 	slot   map[string]int32
 	pods   []*model.Pod
 	recs   []podRecord
+	keys   []ordering.PodKeys
 	order  []int32
 	added  []int32 // slots added since order was last rebuilt
 	dead   int     // deleted slots still in order
@@ -84,9 +90,8 @@ type Tracker struct {
 	buf struct {
 		observed, activeOwned []*model.Pod
 		info                  []podInfo
-		keys                  []ordering.PodKeys
 		ids                   []string
-		position              []int
+		position, keyAt       []int
 	}
 
 	// claims caches the PVCs read (pvc.NewClaimSet) while neither the PVCs
@@ -98,6 +103,11 @@ type Tracker struct {
 	revsValid bool
 	revs      revisionSet
 	revNotes  []string
+
+	// decisions keeps the update decisions of the pods between plans.
+	decisions decisionCache
+	// delScratch holds the deletion rankings' buffers between plans.
+	delScratch ordering.DeletionScratch
 }
 
 // podRecord is what the planner reads of one pod, read when the Tracker is
@@ -111,7 +121,6 @@ type podRecord struct {
 	// pods: with minReadySeconds m > 0 such a pod is available at now when
 	// readyAt is set and readyAt+m is before now.
 	readyAt time.Time
-	keys    ordering.PodKeys // the keys of the deletion and update orders
 	flags   recordFlags
 	pos     int32   // index in the round's observed pods (valid during Plan)
 	kind    podKind // against the CloneSet of the last classification
@@ -225,12 +234,15 @@ func (t *Tracker) SetPod(p *model.Pod) {
 			i = int32(len(t.pods))
 			t.pods = append(t.pods, nil)
 			t.recs = append(t.recs, podRecord{})
+			t.keys = append(t.keys, ordering.PodKeys{})
 		}
 		t.slot[p.Name] = i
 		t.added = append(t.added, i)
+		t.decisions.grow(i)
 	}
+	t.decisions.forget(i)
 	t.pods[i] = p
-	t.recs[i] = t.read(p)
+	t.recs[i] = t.read(p, &t.keys[i])
 	if !ok {
 		t.compact()
 	}
@@ -245,6 +257,8 @@ func (t *Tracker) DeletePod(name string) {
 	delete(t.slot, name)
 	t.pods[i] = nil
 	t.recs[i] = podRecord{}
+	t.keys[i] = ordering.PodKeys{}
+	t.decisions.forget(i)
 	t.dead++
 	t.buried = append(t.buried, i)
 	t.compact()
@@ -415,17 +429,18 @@ func (t *Tracker) Plan(now time.Time) (*Result, error) {
 	return newRoundFrom(s, t).plan()
 }
 
-// read computes the record of a pod; kind and updated are those of the
-// current CloneSet and the last resolved update revision.
-func (t *Tracker) read(p *model.Pod) podRecord {
+// read computes the record of a pod and stores its ordering keys in keys;
+// kind and updated are those of the current CloneSet and the last resolved
+// update revision.
+func (t *Tracker) read(p *model.Pod, keys *ordering.PodKeys) podRecord {
 	rec := podRecord{
 		name:     p.Name,
 		state:    p.LifecycleState(),
 		revLabel: p.RevisionLabel(),
 		id:       p.InstanceID(),
-		keys:     ordering.ReadKeys(p),
 		flags:    recLive,
 	}
+	*keys = ordering.ReadKeys(p)
 	if p.HasSpecifiedDeleteLabel() {
 		rec.flags |= recSpecified
 	}
@@ -455,8 +470,8 @@ func (t *Tracker) read(p *model.Pod) podRecord {
 		rec.kind = t.classify(p)
 	}
 	if t.cs != nil {
-		rec.keys.ReadPriority(priorityStrategy(t.cs), p)
-		rec.keys.ReadScatter(scatterStrategy(t.cs), p)
+		keys.ReadPriority(priorityStrategy(t.cs), p)
+		keys.ReadScatter(scatterStrategy(t.cs), p)
 	}
 	rec.updated = model.RevisionMatches(rec.revLabel, t.updatedFor)
 	return rec
@@ -515,6 +530,7 @@ func (t *Tracker) resolveRevisions(cs *model.CloneSet, n *notes) revisionSet {
 		t.revs = resolveRevisions(cs, t.revisions.sorted(), &rn)
 		t.revNotes = rn.list
 		t.revsValid = true
+		t.decisions.revGen++ // the decisions read the revisions
 	}
 	n.addAll(t.revNotes)
 	return t.revs
@@ -528,7 +544,7 @@ func (t *Tracker) refreshRecords(update string) {
 		t.classStale, t.prioStale = true, false // read does the priorities
 		for i, p := range t.pods {
 			if p != nil {
-				t.recs[i] = t.read(p)
+				t.recs[i] = t.read(p, &t.keys[i])
 			}
 		}
 		t.rereadAll = false
@@ -548,8 +564,8 @@ func (t *Tracker) refreshRecords(update string) {
 		ps, ss := priorityStrategy(t.cs), scatterStrategy(t.cs)
 		for i, p := range t.pods {
 			if p != nil {
-				t.recs[i].keys.ReadPriority(ps, p)
-				t.recs[i].keys.ReadScatter(ss, p)
+				t.keys[i].ReadPriority(ps, p)
+				t.keys[i].ReadScatter(ss, p)
 			}
 		}
 		t.prioStale = false
@@ -583,7 +599,10 @@ func (t *Tracker) classifyPods(r *round) {
 	r.observed = slices.Grow(b.observed[:0], n)
 	r.activeOwned = slices.Grow(b.activeOwned[:0], n)
 	r.info = slices.Grow(b.info[:0], n)
-	r.keys = slices.Grow(b.keys[:0], n)
+	r.keys = t.keys // indexed by slot: r.keyAt
+	r.decisions = &t.decisions
+	r.delScratch = &t.delScratch
+	r.keyAt = slices.Grow(b.keyAt[:0], n)
 	ids := slices.Grow(b.ids[:0], n)
 	var adopted []string
 	for _, i := range order {
@@ -606,7 +625,7 @@ func (t *Tracker) classifyPods(r *round) {
 			})
 			rec.pos = int32(len(r.info) - 1)
 			ids = append(ids, rec.id)
-			r.keys = append(r.keys, rec.keys)
+			r.keyAt = append(r.keyAt, int(i))
 			r.observed = append(r.observed, p)
 			r.activeOwned = append(r.activeOwned, p)
 			if rec.kind == podAdopted {
@@ -621,7 +640,7 @@ func (t *Tracker) classifyPods(r *round) {
 	for i := range position {
 		position[i] = i
 	}
-	b.observed, b.activeOwned, b.info, b.keys, b.ids, b.position = r.observed, r.activeOwned, r.info, r.keys, ids, position
+	b.observed, b.activeOwned, b.info, b.keyAt, b.ids, b.position = r.observed, r.activeOwned, r.info, r.keyAt, ids, position
 	r.byInput.observed, r.byInput.activeOwned, r.byInput.position, r.byInput.ids = r.observed, r.activeOwned, position, ids
 	// round.finishPods without reading the pods again: names are distinct
 	// in a Tracker, and podsToDelete is looked up by name.

@@ -189,10 +189,11 @@ func mutatePod(src source, p *model.Pod, revs []string) *model.Pod {
 
 // mutateCloneSet returns a changed copy of cs: replicas, template (from
 // other), podsToDelete, minReadySeconds, paused, selector, update
-// priority strategy or scatter strategy.
+// priority strategy, scatter strategy, or pod update policy and in-place
+// grace period.
 func mutateCloneSet(src source, cs, other *model.CloneSet, pods []*model.Pod) *model.CloneSet {
 	c := cs.DeepCopy()
-	switch src.intn("csChange", 8) {
+	switch src.intn("csChange", 9) {
 	case 0:
 		r := int32(src.intn("replicas", 12))
 		c.Spec.Replicas = &r
@@ -234,6 +235,11 @@ func mutateCloneSet(src source, cs, other *model.CloneSet, pods []*model.Pod) *m
 				ru.ScatterStrategy = append(ru.ScatterStrategy, model.ScatterTerm{Key: "prio", Value: pick(src, "scatterValue", "p1", "p2", "p3")})
 			}
 		}
+	case 8: // what the update decisions read besides the revisions
+		if ru := c.Spec.UpdateStrategy.RollingUpdate; ru != nil {
+			ru.PodUpdatePolicy = pick(src, "policy", model.PolicyReCreate, model.PolicyInPlaceIfPossible, model.PolicyInPlaceOnly)
+			ru.InPlaceUpdateStrategy = &model.InPlaceUpdateStrategy{GracePeriodSeconds: int32(src.intn("grace", 3) * 5)}
+		}
 	}
 	return c
 }
@@ -266,7 +272,7 @@ func checkTrackerEvents(t fatalf, src source, a, b *model.Scenario) {
 	steps := src.intn("events", 24)
 	for step := range steps {
 		var cur *model.Scenario
-		switch src.intn("event", 9) {
+		switch src.intn("event", 11) {
 		case 0, 1: // an object of the second world arrives or replaces one
 			if len(bEvents) > 0 {
 				bEvents[src.intn("bObject", len(bEvents))].apply(tr)
@@ -319,6 +325,57 @@ func checkTrackerEvents(t fatalf, src source, a, b *model.Scenario) {
 			}
 		case 7: // a reconcile
 			trackerPlanJSON(t, tr, now, fmt.Sprint("after event ", step))
+		case 9: // a reconcile, a pod it decided to update changes, a reconcile
+			// (the Tracker keeps the update decisions between plans)
+			res, err := tr.Plan(now)
+			if err != nil {
+				break
+			}
+			var updated []string
+			for _, a := range res.Actions {
+				switch a.Type {
+				case model.ActionUpdatePodInPlace, model.ActionSetLifecycleState, model.ActionRecreatePod:
+					updated = append(updated, a.Pod)
+				}
+			}
+			if len(updated) == 0 {
+				break
+			}
+			if p := tr.Pod(updated[src.intn("updatedPod", len(updated))]); p != nil {
+				// Mostly a change the decision reads (state or revision),
+				// sometimes any change.
+				q := p.DeepCopy()
+				if q.Labels == nil {
+					q.Labels = map[string]string{}
+				}
+				switch src.intn("updatedChange", 3) {
+				case 0:
+					q.Labels[model.LabelLifecycleState] = pick(src, "updatedState", "", model.StateNormal,
+						model.StatePreparingUpdate, model.StateUpdating, model.StateUpdated, model.StatePreparingNormal)
+				case 1:
+					q.Labels[model.LabelRevisionHash] = pick(src, "updatedRev", revs...)
+				default:
+					q = mutatePod(src, p, revs)
+				}
+				tr.SetPod(q)
+			}
+			trackerPlanJSON(t, tr, now, fmt.Sprint("after event ", step, " (a pod the previous plan updated changed)"))
+		case 10: // a reconcile, a revision's template changes, a reconcile
+			if _, err := tr.Plan(now); err != nil {
+				break
+			}
+			cur = tr.Scenario(now)
+			if len(cur.Revisions) == 0 {
+				break
+			}
+			rv := cur.Revisions[src.intn("changedRevision", len(cur.Revisions))].DeepCopy()
+			if cs := rv.Template.Spec.Containers; len(cs) > 0 {
+				cs[0].Image += pick(src, "image", "-a", "-b")
+			} else {
+				rv.HasTemplate = !rv.HasTemplate
+			}
+			tr.SetRevision(rv)
+			trackerPlanJSON(t, tr, now, fmt.Sprint("after event ", step, " (a revision changed)"))
 		}
 	}
 	trackerPlanJSON(t, tr, now, "after the events")

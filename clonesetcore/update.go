@@ -55,16 +55,16 @@ func (r *round) update() {
 	for j, i := range at {
 		states[j] = r.info[i].state
 	}
-	// With r.keys (a Tracker), whose byInput order is the canonical order:
-	// r.keys is parallel to r.byInput.observed too.
-	var keys []ordering.PodKeys
+	// With r.keys (a Tracker, whose byInput order is the canonical order),
+	// the keys are passed by index (r.keyAt), not copied.
+	var keyIndex []int
 	if r.keys != nil {
-		keys = make([]ordering.PodKeys, len(at))
+		keyIndex = make([]int, len(at))
 		for j, i := range at {
-			keys[j] = r.keys[i]
+			keyIndex[j] = r.keyAt[i]
 		}
 	}
-	sorted := ordering.SortForUpdate(byInput, ordering.UpdateOptions{RollingUpdate: ru, AllPods: r.byInput.observed, LifecycleStates: states, Keys: keys, AllKeys: r.keys})
+	sorted := ordering.SortForUpdate(byInput, ordering.UpdateOptions{RollingUpdate: ru, AllPods: r.byInput.observed, LifecycleStates: states, Keys: r.keys, KeyIndex: keyIndex, AllKeys: r.keys, AllKeyIndex: r.keyAt})
 	ordered := make([]int, len(sorted)) // indexes in r.observed
 	for i, x := range sorted {
 		ordered[i] = at[x.Index]
@@ -82,11 +82,16 @@ func (r *round) update() {
 	revisions := r.revisionList()
 	index := inplace.NewRevisionIndex(revisions)
 	r.actions = slices.Grow(r.actions, len(admitted))
-	for _, p := range admitted {
+	for j, p := range admitted {
 		var d lifecycle.UpdateDecision
-		r.actions, d = lifecycle.AppendDecideUpdate(r.actions, lifecycle.UpdateInput{
+		in := lifecycle.UpdateInput{
 			CloneSet: cs, Pod: p, Target: podTarget, Revisions: revisions, Index: index, Gates: r.gates, Now: r.now,
-		})
+		}
+		if r.decisions != nil { // admitted[j] is r.observed[ordered[j]]
+			r.actions, d = r.decisions.appendDecide(r.actions, r.keyAt[ordered[j]], in)
+		} else {
+			r.actions, d = lifecycle.AppendDecideUpdate(r.actions, in)
+		}
 		if d.Note != "" {
 			r.notes.addText(d.Note)
 		}

@@ -31,6 +31,26 @@ type DeletionOptions struct {
 	// group (same order): the pods are then not read for them. Otherwise it
 	// is ignored.
 	Keys []PodKeys
+	// KeyIndex, when as long as the group, gives the index in Keys of the
+	// keys of each pod of the group (Keys[KeyIndex[i]] for group[i]), so
+	// that a caller keeping the keys of a larger set passes them without
+	// copying them; Keys need not be as long as the group then.
+	KeyIndex []int
+	// Scratch, when not nil, lends its buffers to the ranking, which keeps
+	// them (grown) for the next ranking given the same Scratch: a caller
+	// ranking groups repeatedly (clonesetcore.Tracker) allocates less. The
+	// result is the same with or without it.
+	Scratch *DeletionScratch
+}
+
+// DeletionScratch holds the buffers of a deletion ranking between rankings
+// (DeletionOptions.Scratch). The zero value is ready to use. A
+// DeletionScratch must not be used by two rankings at the same time.
+type DeletionScratch struct {
+	keys      []delKey
+	g         grouper
+	nodeIDs   map[string]int32
+	nodeNames []string
 }
 
 // delKey holds the deletion keys of one pod, computed once and packed into
@@ -344,12 +364,30 @@ func FirstForDeletion(group []*model.Pod, opts DeletionOptions, k int) []*model.
 func rankGroup(group []*model.Pod, opts *DeletionOptions) (*ranker, []ent) {
 	// Every key is read here, in input order (the pods' memory is visited
 	// once, sequentially); node ids are assigned on the way.
-	r := newRanker(group, len(group))
-	nodeIDs := make(map[string]int32, len(group)/4) // growing it would rehash every name
+	r := newRanker(group, 0)
+	var nodeIDs map[string]int32
 	var nodeNames []string
-	keys := opts.Keys
-	if len(keys) != len(group) {
-		keys = nil
+	var g *grouper
+	if sc := opts.Scratch; sc != nil {
+		r.keys = slices.Grow(sc.keys[:0], len(group))
+		if sc.nodeIDs == nil {
+			sc.nodeIDs = make(map[string]int32, len(group)/4)
+		}
+		clear(sc.nodeIDs)
+		nodeIDs, nodeNames = sc.nodeIDs, sc.nodeNames[:0]
+		sc.g.reset()
+		g = &sc.g
+		defer func() { sc.keys, sc.nodeNames = r.keys, nodeNames }()
+	} else {
+		r.keys = make([]delKey, 0, len(group))
+		nodeIDs = make(map[string]int32, len(group)/4) // growing it would rehash every name
+	}
+	keys, keyIndex := opts.Keys, opts.KeyIndex
+	if len(keyIndex) != len(group) || keys == nil {
+		keyIndex = nil
+		if len(keys) != len(group) {
+			keys = nil
+		}
 	}
 	for i, p := range group {
 		if p == nil {
@@ -358,7 +396,11 @@ func rankGroup(group []*model.Pod, opts *DeletionOptions) (*ranker, []ent) {
 		var k delKey
 		var nn string
 		if keys != nil {
-			k, nn = keys[i].delKey(i, opts), keys[i].node
+			pk := &keys[i]
+			if keyIndex != nil {
+				pk = &keys[keyIndex[i]]
+			}
+			k, nn = pk.delKey(i, opts), pk.node
 		} else {
 			k, nn = newDelKey(p, i, opts), p.Spec.NodeName
 		}
@@ -374,7 +416,11 @@ func rankGroup(group []*model.Pod, opts *DeletionOptions) (*ranker, []ent) {
 		r.keys = append(r.keys, k)
 	}
 
-	g := newGrouper(len(r.keys))
+	if g == nil {
+		g = newGrouper(len(r.keys))
+	} else {
+		g.grow(len(r.keys))
+	}
 	r.sameNodeRanks(g, len(nodeNames))
 	r.useSpread = len(opts.TopologyKeys) > 0
 	if r.useSpread {
@@ -518,6 +564,14 @@ type grouper struct {
 
 func newGrouper(n int) *grouper {
 	return &grouper{in: make([]ent, 0, n), ids: make([]int32, 0, n), out: make([]ent, n)}
+}
+
+// grow makes room for n entries (out holds n).
+func (g *grouper) grow(n int) {
+	g.in, g.ids = slices.Grow(g.in[:0], n), slices.Grow(g.ids[:0], n)
+	if len(g.out) < n {
+		g.out = make([]ent, n)
+	}
 }
 
 // reset forgets the entries added.

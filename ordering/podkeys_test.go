@@ -23,9 +23,12 @@ func readAll(pods []*model.Pod) []PodKeys {
 // TestPropPodKeys checks that the orders computed from keys read once
 // (DeletionOptions.Keys, UpdateOptions.Keys) are those computed from the
 // pods: the whole deletion ranking (reasons and spread ranks included),
-// every prefix of FirstForDeletion, and the update order with its reasons;
-// keys of the wrong length are ignored.
+// every prefix of FirstForDeletion, and the update order with its reasons,
+// the keys given in order or by index (KeyIndex), with or without a
+// DeletionScratch reused from ranking to ranking; keys of the wrong length
+// are ignored.
 func TestPropPodKeys(t *testing.T) {
+	scratch := &DeletionScratch{} // shared by every test case
 	rapid.Check(t, func(t *rapid.T) {
 		pods := genGroupWithDuplicates(t, 40)
 		if rapid.Bool().Draw(t, "nils") {
@@ -45,16 +48,41 @@ func TestPropPodKeys(t *testing.T) {
 				t.Fatal("keys of another length were not ignored")
 			}
 		}
+		// The same keys by index (DeletionOptions.KeyIndex) into a longer,
+		// reversed array.
+		indexed := opts
+		indexed.Keys = make([]PodKeys, len(pods)+2)
+		indexed.KeyIndex = make([]int, len(pods))
+		for i := range pods {
+			j := len(indexed.Keys) - 1 - i
+			indexed.Keys[j], indexed.KeyIndex[i] = keyed.Keys[i], j
+		}
+		if got := RankForDeletion(pods, indexed); !reflect.DeepEqual(got, want) {
+			t.Fatalf("deletion ranking from keys by index:\n got %v\nwant %v", names(got), names(want))
+		}
+		withScratch, indexedScratch := opts, indexed
+		withScratch.Scratch, indexedScratch.Scratch = scratch, scratch
+		if got := RankForDeletion(pods, withScratch); !reflect.DeepEqual(got, want) {
+			t.Fatalf("deletion ranking with a scratch:\n got %v\nwant %v", names(got), names(want))
+		}
 		for k := 0; k <= len(want); k++ {
 			if got, w := FirstForDeletion(pods, keyed, k), FirstForDeletion(pods, opts, k); !slices.Equal(got, w) {
 				t.Fatalf("FirstForDeletion k=%d from keys:\n got %v\nwant %v", k, podNames(got), podNames(w))
 			}
+			if got, w := FirstForDeletion(pods, indexed, k), FirstForDeletion(pods, opts, k); !slices.Equal(got, w) {
+				t.Fatalf("FirstForDeletion k=%d from keys by index:\n got %v\nwant %v", k, podNames(got), podNames(w))
+			}
+			if got, w := FirstForDeletion(pods, indexedScratch, k), FirstForDeletion(pods, opts, k); !slices.Equal(got, w) {
+				t.Fatalf("FirstForDeletion k=%d from keys by index with a scratch:\n got %v\nwant %v", k, podNames(got), podNames(w))
+			}
 		}
 		ru := genRollingUpdate(t)
 		var cands []*model.Pod
-		for _, p := range pods {
+		var candAt []int // index in pods of each candidate
+		for i, p := range pods {
 			if rapid.IntRange(0, 3).Draw(t, "cand") > 0 {
 				cands = append(cands, p)
+				candAt = append(candAt, i)
 			}
 		}
 		plain := SortForUpdate(cands, UpdateOptions{RollingUpdate: ru, AllPods: pods})
@@ -79,6 +107,33 @@ func TestPropPodKeys(t *testing.T) {
 		fromPriority := SortForUpdate(cands, UpdateOptions{RollingUpdate: ru, AllPods: pods, Keys: withPriority, AllKeys: allKeys})
 		if !reflect.DeepEqual(plain, fromPriority) {
 			t.Fatalf("update order from keys with priorities and scatter flags:\n got %v\nwant %v", names(fromPriority), names(plain))
+		}
+		// Keys by index (UpdateOptions.KeyIndex) into the keys of every pod.
+		if ru != nil {
+			for i, p := range pods {
+				if p != nil {
+					allKeys[i].ReadPriority(ru.PriorityStrategy, p)
+				}
+			}
+		}
+		fromIndex := SortForUpdate(cands, UpdateOptions{RollingUpdate: ru, AllPods: pods, Keys: allKeys, KeyIndex: candAt, AllKeys: allKeys})
+		if !reflect.DeepEqual(plain, fromIndex) {
+			t.Fatalf("update order from keys by index:\n got %v\nwant %v", names(fromIndex), names(plain))
+		}
+		// Every key by index (KeyIndex, AllKeyIndex) into a reversed array.
+		reversed := make([]PodKeys, len(allKeys)+1)
+		allAt := make([]int, len(allKeys))
+		for i := range allKeys {
+			allAt[i] = len(reversed) - 1 - i
+			reversed[allAt[i]] = allKeys[i]
+		}
+		revAt := make([]int, len(candAt))
+		for j, i := range candAt {
+			revAt[j] = allAt[i]
+		}
+		fromIndex = SortForUpdate(cands, UpdateOptions{RollingUpdate: ru, AllPods: pods, Keys: reversed, KeyIndex: revAt, AllKeys: reversed, AllKeyIndex: allAt})
+		if !reflect.DeepEqual(plain, fromIndex) {
+			t.Fatalf("update order from keys by index:\n got %v\nwant %v", names(fromIndex), names(plain))
 		}
 	})
 }

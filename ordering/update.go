@@ -26,11 +26,20 @@ type UpdateOptions struct {
 	// (same order): the pods are then not read for them. Otherwise it is
 	// ignored.
 	Keys []PodKeys
+	// KeyIndex, when as long as the candidates, gives the index in Keys of
+	// the keys of each candidate (Keys[KeyIndex[i]] for candidate i), so
+	// that a caller keeping the keys of every pod passes them without
+	// copying them; Keys need not be as long as the candidates then.
+	KeyIndex []int
 	// AllKeys, when as long as AllPods, holds the keys of each pod of
 	// AllPods (same order); the scatter densities read the terms' flags
 	// from those read by PodKeys.ReadScatter for the same terms. Otherwise
 	// it is ignored.
 	AllKeys []PodKeys
+	// AllKeyIndex, when as long as AllPods, gives the index in AllKeys of
+	// the keys of each pod of AllPods (AllKeys[AllKeyIndex[j]] for
+	// AllPods[j]); AllKeys need not be as long as AllPods then.
+	AllKeyIndex []int
 }
 
 // updKey holds every update-order key of one pod, computed once, the sort
@@ -264,13 +273,23 @@ func SortForUpdate(candidates []*model.Pod, opts UpdateOptions) []Ranked {
 	if len(states) != len(candidates) {
 		states = nil
 	}
-	pk := opts.Keys
-	if len(pk) != len(candidates) {
-		pk = nil
+	pk, keyIndex := opts.Keys, opts.KeyIndex
+	if len(keyIndex) != len(candidates) || pk == nil {
+		keyIndex = nil
+		if len(pk) != len(candidates) {
+			pk = nil
+		}
 	}
 	for i, p := range candidates {
 		if p == nil {
 			continue
+		}
+		var kp *PodKeys // the candidate's keys, when given
+		if pk != nil {
+			kp = &pk[i]
+			if keyIndex != nil {
+				kp = &pk[keyIndex[i]]
+			}
 		}
 		var state string
 		if states != nil {
@@ -279,20 +298,20 @@ func SortForUpdate(candidates []*model.Pod, opts UpdateOptions) []Ranked {
 			state = p.LifecycleState()
 		}
 		var k updKey
-		if pk != nil {
-			k = pk[i].updKey(p, i, state)
+		if kp != nil {
+			k = kp.updKey(p, i, state)
 		} else {
 			k = newUpdKey(p, i, state)
 		}
 		k.ki = int32(len(keys))
-		if pk != nil && pk[i].prioRead && prio.on {
-			k.setPriority(pk[i].level, pk[i].prio, k.prefix())
+		if kp != nil && kp.prioRead && prio.on {
+			k.setPriority(kp.level, kp.prio, k.prefix())
 		} else {
 			prio.apply(&k)
 		}
-		if pk != nil && pk[i].scatterRead {
+		if kp != nil && kp.scatterRead {
 			for t := range terms {
-				flags.bits[t*flags.stride+int(k.ki)] = pk[i].scatterFlags(t)
+				flags.bits[t*flags.stride+int(k.ki)] = kp.scatterFlags(t)
 			}
 		} else {
 			for t := range terms {
@@ -312,11 +331,14 @@ func SortForUpdate(candidates []*model.Pod, opts UpdateOptions) []Ranked {
 	// 3. Scatter.
 	var termWhy []string
 	if len(terms) > 0 {
-		allKeys := opts.AllKeys
-		if len(allKeys) != len(opts.AllPods) {
-			allKeys = nil
+		all := allKeys{keys: opts.AllKeys, index: opts.AllKeyIndex}
+		if len(all.index) != len(opts.AllPods) || all.keys == nil {
+			all.index = nil
+			if len(all.keys) != len(opts.AllPods) {
+				all.keys = nil
+			}
 		}
-		seq, termWhy = scatter(seq, terms, &flags, opts.AllPods, allKeys)
+		seq, termWhy = scatter(seq, terms, &flags, opts.AllPods, all)
 	}
 	// 4. PreparingUpdate first.
 	seq = preparingFirst(seq)
@@ -477,7 +499,25 @@ func preparingFirst(seq []*updKey) []*updKey {
 
 // scatter applies the scatter strategy (section 7) to seq and returns the new
 // sequence and the Why string of each applied term (indexed like updKey.scatter).
-func scatter(seq []*updKey, terms []model.ScatterTerm, flags *scatterFlags, all []*model.Pod, allKeys []PodKeys) ([]*updKey, []string) {
+// allKeys are UpdateOptions.AllKeys and AllKeyIndex, checked: keys is nil
+// when not given, index nil when the keys are parallel to AllPods.
+type allKeys struct {
+	keys  []PodKeys
+	index []int
+}
+
+// of returns the keys of AllPods[j], or nil.
+func (a allKeys) of(j int) *PodKeys {
+	switch {
+	case a.keys == nil:
+		return nil
+	case a.index != nil:
+		return &a.keys[a.index[j]]
+	}
+	return &a.keys[j]
+}
+
+func scatter(seq []*updKey, terms []model.ScatterTerm, flags *scatterFlags, all []*model.Pod, allKeys allKeys) ([]*updKey, []string) {
 	if len(seq) <= 1 {
 		return seq, nil
 	}
@@ -542,7 +582,7 @@ func scatterTermOrder(seq []*updKey, terms []model.ScatterTerm, flags *scatterFl
 // scatterPass is 7.2 for term number ti. m, u and out are empty scratch
 // slices with enough capacity; the result is built in out. changed is false
 // when the pass returns seq unchanged (step 1).
-func scatterPass(seq []*updKey, ti int, t model.ScatterTerm, flags *scatterFlags, all []*model.Pod, allKeys []PodKeys, m, u, out []*updKey) ([]*updKey, bool) {
+func scatterPass(seq []*updKey, ti int, t model.ScatterTerm, flags *scatterFlags, all []*model.Pod, allKeys allKeys, m, u, out []*updKey) ([]*updKey, bool) {
 	for _, k := range seq {
 		if flags.has(ti, k, flagMatch) {
 			m = append(m, k)
@@ -559,8 +599,8 @@ func scatterPass(seq []*updKey, ti int, t model.ScatterTerm, flags *scatterFlags
 			continue
 		}
 		var match bool
-		if allKeys != nil && allKeys[j].scatterRead {
-			match = allKeys[j].scatterFlags(ti)&flagMatch != 0
+		if k := allKeys.of(j); k != nil && k.scatterRead {
+			match = k.scatterFlags(ti)&flagMatch != 0
 		} else {
 			match = p.Labels[t.Key] == t.Value
 		}
