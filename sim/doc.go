@@ -98,8 +98,12 @@
 //     a pod unready forever); a scale-out that scaleStrategy.maxUnavailable
 //     blocks while the unavailable pods cannot recover (nothing is deleted in
 //     a round that wants to scale out, and the update budget is not positive
-//     while under-replicated); and a pod stranded in PreparingUpdate when no
-//     update is due for it any more.
+//     while under-replicated); a pod stranded in PreparingUpdate when no
+//     update is due for it any more; and the in-place roll-back
+//     (CloneSetPartitionRollback) of a pod with an inPlaceUpdate hook, which
+//     the update step moves into PreparingUpdate to go back to the current
+//     revision and the next refresh returns from it, because T6 compares the
+//     pod with the update revision (LSV 1.7), round after round.
 //   - determinism: two runs of the same scenario, configuration and seed give
 //     the same trace (Result.Digest); Verify runs twice and checks it.
 //   - actions-apply: every action applies to the cluster the plan was computed

@@ -563,6 +563,40 @@ func (s *Simulator) upstreamGap() string {
 	if pod := s.strandedPreparingUpdate(); pod != "" {
 		return "upstream gap: pod " + pod + " waits in PreparingUpdate but is not updated any more (no update is due for it), and nothing else takes a pod out of PreparingUpdate (LSV 1.7)"
 	}
+	if pod := s.hookedRollbackLoop(); pod != "" {
+		return "upstream livelock: an in-place roll-back of pod " + pod + ", which has an inPlaceUpdate hook: the update step moves it to PreparingUpdate to go back to the current revision, and the next refresh step returns it from PreparingUpdate because it is at the update revision (LSV 1.7 T6 compares with the update revision), round after round"
+	}
+	return ""
+}
+
+// hookedRollbackLoop returns a pod that, within the last ten rounds, a
+// roll-back moved into PreparingUpdate and the refresh step moved out of it
+// again (T6), or "".
+func (s *Simulator) hookedRollbackLoop() string {
+	into, outOf := map[string]bool{}, map[string]bool{}
+	for i := len(s.steps) - 1; i >= 0 && i >= len(s.steps)-10; i-- {
+		st := s.steps[i]
+		rollingBack := false
+		for _, n := range st.Notes {
+			rollingBack = rollingBack || strings.HasPrefix(n, "rolling back ")
+		}
+		for _, a := range st.Plan.Actions {
+			if a.Type != model.ActionSetLifecycleState {
+				continue
+			}
+			if rollingBack && a.To == model.StatePreparingUpdate {
+				into[a.Pod] = true
+			}
+			if !rollingBack && a.From == model.StatePreparingUpdate {
+				outOf[a.Pod] = true
+			}
+		}
+	}
+	for _, name := range model.SortedKeys(into) {
+		if outOf[name] {
+			return name
+		}
+	}
 	return ""
 }
 
