@@ -274,7 +274,7 @@ func jsonEqual(a, b any) bool {
 // TestPropertyRequests checks checkRound on generated worlds.
 func TestPropertyRequests(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
-		data := rapid.SliceOfN(rapid.Byte(), 0, 48).Draw(rt, "decisions")
+		data := rapid.SliceOfN(rapid.Byte(), 24, 48).Draw(rt, "decisions")
 		checkRound(rt, worldFromBytes(data))
 	})
 }
