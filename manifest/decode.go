@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -52,4 +53,98 @@ func DecodeObject(data []byte, source string) (any, error) {
 		return l.clone[0].obj, nil
 	}
 	return nil, fmt.Errorf("%s: not a Pod, PersistentVolumeClaim, ControllerRevision, Node or CloneSet", source)
+}
+
+// DecodeCloneSetTree reads a CloneSet of either API version from a JSON-like
+// tree (the Object of a client library's unstructured object, or what
+// encoding/json decodes) with the loader's field rules: the same model as
+// LoadBytes gives for the same object, before defaulting and validation.
+// source names the object in errors.
+func DecodeCloneSetTree(tree map[string]any, source string) (*model.CloneSet, error) {
+	v, d, err := treeValue(tree, source)
+	if err != nil {
+		return nil, err
+	}
+	apiVersion := v.get("apiVersion").str()
+	if apiVersion != model.APIVersionV1alpha1 && apiVersion != model.APIVersionV1beta1 {
+		return nil, fmt.Errorf("%s: apiVersion %q (want %s or %s)", source, apiVersion, model.APIVersionV1alpha1, model.APIVersionV1beta1)
+	}
+	cs := decodeCloneSet(v, apiVersion)
+	if cs.Name == "" {
+		d.errorf(nil, "metadata.name", "required")
+	}
+	if len(d.errs) > 0 {
+		return nil, errors.Join(d.errs...)
+	}
+	return cs, nil
+}
+
+// DecodeTemplateTree reads a pod template (a CloneSet's spec.template, or
+// the data.spec.template of a ControllerRevision) from a JSON-like tree with
+// the loader's rules; a "$patch" member is dropped from the raw tree, as the
+// loader drops it.
+func DecodeTemplateTree(tree map[string]any, source string) (model.PodTemplate, error) {
+	v, d, err := treeValue(tree, source)
+	if err != nil {
+		return model.PodTemplate{}, err
+	}
+	t := decodeTemplate(v)
+	if len(d.errs) > 0 {
+		return model.PodTemplate{}, errors.Join(d.errs...)
+	}
+	return t, nil
+}
+
+// treeValue turns a JSON-like tree into the loader's document nodes (no text
+// is written or parsed), with a decoder whose budget is sized by the tree.
+func treeValue(tree map[string]any, source string) (value, *decoder, error) {
+	var n yaml.Node
+	if err := n.Encode(plainNumbers(tree)); err != nil {
+		return value{}, nil, fmt.Errorf("%s: %v", source, err)
+	}
+	budget := baseValues + countNodes(&n, 0)
+	d := &decoder{source: source, object: source, budget: &budget, quantities: map[string]model.Quantity{}}
+	return value{d: d, n: &n}, d, nil
+}
+
+// plainNumbers copies a tree with its json.Number values as int64 (or
+// float64 when not an integer), which the YAML encoder writes as numbers (it
+// writes a json.Number as a string).
+func plainNumbers(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = plainNumbers(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = plainNumbers(e)
+		}
+		return out
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return i
+		}
+		if f, err := x.Float64(); err == nil {
+			return f
+		}
+		return string(x)
+	}
+	return v
+}
+
+// countNodes counts the nodes of a tree (for the decoder's budget); depth is
+// bounded as the loader bounds it.
+func countNodes(n *yaml.Node, depth int) int {
+	if n == nil || depth > maxDepth {
+		return 0
+	}
+	c := 1
+	for _, k := range n.Content {
+		c += countNodes(k, depth+1)
+	}
+	return c
 }

@@ -1,7 +1,6 @@
 package kubecontroller
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -359,12 +358,10 @@ func RevisionFromObject(r *appsv1.ControllerRevision) (*model.Revision, error) {
 		Labels:            nonEmpty(r.Labels),
 		Annotations:       nonEmpty(r.Annotations),
 	}
-	var data any
+	var data map[string]any
 	switch {
 	case len(r.Data.Raw) > 0:
-		dec := json.NewDecoder(bytes.NewReader(r.Data.Raw))
-		dec.UseNumber()
-		if err := dec.Decode(&data); err != nil {
+		if err := json.Unmarshal(r.Data.Raw, &data); err != nil {
 			return nil, fmt.Errorf("ControllerRevision %s/%s: data: %v", r.Namespace, r.Name, err)
 		}
 	case r.Data.Object != nil:
@@ -372,297 +369,28 @@ func RevisionFromObject(r *appsv1.ControllerRevision) (*model.Revision, error) {
 		if !ok {
 			return nil, fmt.Errorf("ControllerRevision %s/%s: data: an object of type %T (want raw JSON)", r.Namespace, r.Name, r.Data.Object)
 		}
-		var err error
-		if data, err = jsonTree(u.Object); err != nil {
-			return nil, fmt.Errorf("ControllerRevision %s/%s: data: %v", r.Namespace, r.Name, err)
-		}
+		data = u.Object
 	}
-	d := &treeDecoder{object: "ControllerRevision " + r.Namespace + "/" + r.Name, quantities: map[string]model.Quantity{}}
-	tv := node{d: d, v: data, path: "data"}.get("spec").get("template")
-	if tv.present() {
-		out.Template = decodeTemplate(tv)
-		out.HasTemplate = out.Template.Raw != nil
+	spec, _ := data["spec"].(map[string]any)
+	tpl, ok := spec["template"].(map[string]any)
+	if !ok {
+		return out, nil
 	}
-	return out, d.err()
+	t, err := manifest.DecodeTemplateTree(tpl, "ControllerRevision "+r.Namespace+"/"+r.Name+" data.spec.template")
+	if err != nil {
+		return nil, err
+	}
+	out.Template, out.HasTemplate = t, t.Raw != nil
+	return out, nil
 }
 
 // --- the CloneSet ------------------------------------------------------------
 
 // CloneSetFromUnstructured converts a CloneSet of either API version into
 // the model as written: no defaults, no conversion (Scenario applies them).
+// The unstructured object is read by the library's own field rules
+// (manifest.DecodeCloneSetTree), so it gives the model the manifest loader
+// gives.
 func CloneSetFromUnstructured(u *unstructured.Unstructured) (*model.CloneSet, error) {
-	apiVersion := u.GetAPIVersion()
-	if apiVersion != model.APIVersionV1alpha1 && apiVersion != model.APIVersionV1beta1 {
-		return nil, fmt.Errorf("CloneSet %s/%s: apiVersion %q (want %s or %s)", u.GetNamespace(), u.GetName(), apiVersion, model.APIVersionV1alpha1, model.APIVersionV1beta1)
-	}
-	t, err := jsonTree(u.Object)
-	if err != nil {
-		return nil, fmt.Errorf("CloneSet %s/%s: %v", u.GetNamespace(), u.GetName(), err)
-	}
-	d := &treeDecoder{object: "CloneSet " + u.GetNamespace() + "/" + u.GetName(), quantities: map[string]model.Quantity{}}
-	cs := decodeCloneSet(node{d: d, v: t}, apiVersion)
-	if cs.Name == "" {
-		d.errorf("metadata.name", "required")
-	}
-	return cs, d.err()
-}
-
-func decodeMeta(v node) (m struct {
-	name, namespace, uid, rv string
-	generation               int64
-	labels, annotations      map[string]string
-	deletion                 time.Time
-}) {
-	md := v.get("metadata")
-	md.object()
-	m.name = md.get("name").str()
-	m.namespace = md.get("namespace").str()
-	m.uid = md.get("uid").str()
-	m.rv = md.get("resourceVersion").str()
-	m.generation = md.get("generation").int64()
-	m.labels = md.get("labels").stringMap()
-	m.annotations = md.get("annotations").stringMap()
-	m.deletion = md.get("deletionTimestamp").timestamp()
-	return m
-}
-
-func decodeCloneSet(v node, apiVersion string) *model.CloneSet {
-	m := decodeMeta(v)
-	cs := &model.CloneSet{
-		APIVersion: apiVersion, Name: m.name, Namespace: m.namespace, UID: m.uid,
-		ResourceVersion: m.rv, Generation: m.generation, Labels: m.labels,
-		Annotations: m.annotations, DeletionTimestamp: m.deletion,
-	}
-	sp := v.get("spec")
-	sp.object()
-	spec := &cs.Spec
-	spec.Replicas = sp.get("replicas").int32Ptr()
-	spec.Selector = decodeLabelSelector(sp.get("selector"))
-	spec.Template = decodeTemplate(sp.get("template"))
-	for _, t := range sp.get("volumeClaimTemplates").items() {
-		raw, ok := t.object()
-		if !ok {
-			continue
-		}
-		md := t.get("metadata")
-		md.object()
-		spec.VolumeClaimTemplates = append(spec.VolumeClaimTemplates, model.VolumeClaimTemplate{
-			Name:           md.get("name").str(),
-			Labels:         md.get("labels").stringMap(),
-			Annotations:    md.get("annotations").stringMap(),
-			StorageRequest: t.get("spec").get("resources").get("requests").get("storage").quantityText(),
-			Raw:            raw,
-		})
-	}
-
-	ss := sp.get("scaleStrategy")
-	ss.object()
-	spec.ScaleStrategy.PodsToDelete = ss.get("podsToDelete").stringList()
-	spec.ScaleStrategy.MaxUnavailable = ss.get("maxUnavailable").intOrPercent()
-	us := sp.get("updateStrategy")
-	us.object()
-	if apiVersion == model.APIVersionV1beta1 {
-		spec.ScaleStrategy.EnablePVCReuse = ss.get("enablePVCReuse").boolean()
-		spec.ScaleStrategy.ExcludePreparingDelete = ss.get("excludePreparingDelete").boolean()
-		spec.UpdateStrategy.Type = us.get("type").str()
-		if ru := us.get("rollingUpdate"); ru.present() {
-			if _, ok := ru.object(); ok {
-				r := decodeStrategyBody(ru)
-				r.PodUpdatePolicy = ru.get("podUpdatePolicy").str()
-				spec.UpdateStrategy.RollingUpdate = &r
-			}
-		}
-	} else {
-		cs.V1alpha1 = &model.V1alpha1Fields{
-			UpdateStrategyType: us.get("type").str(),
-			UpdateStrategy:     decodeStrategyBody(us),
-			DisablePVCReuse:    ss.get("disablePVCReuse").boolean(),
-		}
-	}
-	spec.RevisionHistoryLimit = sp.get("revisionHistoryLimit").int32Ptr()
-	spec.MinReadySeconds = sp.get("minReadySeconds").int32()
-	spec.ProgressDeadlineSeconds = sp.get("progressDeadlineSeconds").int32Ptr()
-	if lc := sp.get("lifecycle"); lc.present() {
-		if _, ok := lc.object(); ok {
-			spec.Lifecycle = &model.Lifecycle{
-				PreDelete:     decodeHook(lc.get("preDelete")),
-				InPlaceUpdate: decodeHook(lc.get("inPlaceUpdate")),
-				PreNormal:     decodeHook(lc.get("preNormal")),
-			}
-		}
-	}
-
-	st := v.get("status")
-	st.object()
-	status := &cs.Status
-	status.ObservedGeneration = st.get("observedGeneration").int64()
-	status.Replicas = st.get("replicas").int32()
-	status.ReadyReplicas = st.get("readyReplicas").int32()
-	status.AvailableReplicas = st.get("availableReplicas").int32()
-	status.UpdatedReplicas = st.get("updatedReplicas").int32()
-	status.UpdatedReadyReplicas = st.get("updatedReadyReplicas").int32()
-	status.UpdatedAvailableReplicas = st.get("updatedAvailableReplicas").int32()
-	status.ExpectedUpdatedReplicas = st.get("expectedUpdatedReplicas").int32()
-	status.CurrentRevision = st.get("currentRevision").str()
-	status.UpdateRevision = st.get("updateRevision").str()
-	status.CollisionCount = st.get("collisionCount").int32Ptr()
-	status.LabelSelector = st.get("labelSelector").str()
-	for _, c := range st.get("conditions").items() {
-		status.Conditions = append(status.Conditions, model.CloneSetCondition{
-			Type:               c.get("type").str(),
-			Status:             c.get("status").str(),
-			Reason:             c.get("reason").str(),
-			Message:            c.get("message").str(),
-			LastUpdateTime:     c.get("lastUpdateTime").timestamp(),
-			LastTransitionTime: c.get("lastTransitionTime").timestamp(),
-		})
-	}
-	return cs
-}
-
-func decodeStrategyBody(v node) model.RollingUpdateStrategy {
-	r := model.RollingUpdateStrategy{
-		Partition:      v.get("partition").intOrPercent(),
-		MaxUnavailable: v.get("maxUnavailable").intOrPercent(),
-		MaxSurge:       v.get("maxSurge").intOrPercent(),
-		Paused:         v.get("paused").boolean(),
-	}
-	if ps := v.get("priorityStrategy"); ps.present() {
-		if _, ok := ps.object(); ok {
-			p := &model.UpdatePriorityStrategy{}
-			for _, w := range ps.get("weightPriority").items() {
-				term := model.UpdatePriorityWeightTerm{Weight: w.get("weight").int32()}
-				if s := decodeLabelSelector(w.get("matchSelector")); s != nil {
-					term.MatchSelector = *s
-				}
-				p.WeightPriority = append(p.WeightPriority, term)
-			}
-			for _, o := range ps.get("orderPriority").items() {
-				p.OrderPriority = append(p.OrderPriority, model.UpdatePriorityOrderTerm{OrderedKey: o.get("orderedKey").str()})
-			}
-			r.PriorityStrategy = p
-		}
-	}
-	for _, t := range v.get("scatterStrategy").items() {
-		r.ScatterStrategy = append(r.ScatterStrategy, model.ScatterTerm{Key: t.get("key").str(), Value: t.get("value").str()})
-	}
-	if ip := v.get("inPlaceUpdateStrategy"); ip.present() {
-		if _, ok := ip.object(); ok {
-			r.InPlaceUpdateStrategy = &model.InPlaceUpdateStrategy{
-				GracePeriodSeconds:                  ip.get("gracePeriodSeconds").int32(),
-				ImagePreDownloadParallelism:         ip.get("imagePreDownloadParallelism").intOrPercent(),
-				ImagePreDownloadTimeoutSeconds:      ip.get("imagePreDownloadTimeoutSeconds").int32Ptr(),
-				ImagePreDownloadMinUpdatedReadyPods: ip.get("imagePreDownloadMinUpdatedReadyPods").int32Ptr(),
-			}
-		}
-	}
-	return r
-}
-
-func decodeHook(v node) *model.LifecycleHook {
-	if _, ok := v.object(); !ok {
-		return nil
-	}
-	return &model.LifecycleHook{
-		LabelsHandler:     v.get("labelsHandler").stringMap(),
-		FinalizersHandler: v.get("finalizersHandler").stringList(),
-		MarkPodNotReady:   v.get("markPodNotReady").boolean(),
-	}
-}
-
-func decodeLabelSelector(v node) *model.LabelSelector {
-	if _, ok := v.object(); !ok {
-		return nil
-	}
-	s := &model.LabelSelector{MatchLabels: v.get("matchLabels").stringMap()}
-	for _, e := range v.get("matchExpressions").items() {
-		s.MatchExpressions = append(s.MatchExpressions, model.LabelSelectorRequirement{
-			Key:      e.get("key").str(),
-			Operator: e.get("operator").str(),
-			Values:   e.get("values").stringList(),
-		})
-	}
-	return s
-}
-
-// decodeTemplate reads a pod template: typed fields and the raw tree (its
-// "$patch" member, which stored revisions carry, removed).
-func decodeTemplate(v node) model.PodTemplate {
-	var t model.PodTemplate
-	raw, ok := v.object()
-	if !ok {
-		return t
-	}
-	md := v.get("metadata")
-	md.object()
-	t.Labels = md.get("labels").stringMap()
-	t.Annotations = md.get("annotations").stringMap()
-	t.Spec = decodePodSpec(v.get("spec"))
-	if _, has := raw["$patch"]; has {
-		c := make(map[string]any, len(raw))
-		for k, x := range raw {
-			c[k] = x
-		}
-		delete(c, "$patch")
-		raw = c
-	}
-	t.Raw = raw
-	return t
-}
-
-func decodePodSpec(v node) model.PodSpec {
-	var s model.PodSpec
-	if _, ok := v.object(); !ok {
-		return s
-	}
-	s.NodeName = v.get("nodeName").str()
-	s.Containers = decodeContainers(v.get("containers"))
-	s.InitContainers = decodeContainers(v.get("initContainers"))
-	for _, g := range v.get("readinessGates").items() {
-		s.ReadinessGates = append(s.ReadinessGates, g.get("conditionType").str())
-	}
-	for _, c := range v.get("topologySpreadConstraints").items() {
-		s.TopologySpreadConstraints = append(s.TopologySpreadConstraints, model.TopologySpreadConstraint{TopologyKey: c.get("topologyKey").str()})
-	}
-	for _, vol := range v.get("volumes").items() {
-		s.Volumes = append(s.Volumes, vol.get("name").str())
-	}
-	s.RestartPolicy = v.get("restartPolicy").str()
-	s.ActiveDeadlineSeconds = v.get("activeDeadlineSeconds").int64Ptr()
-	return s
-}
-
-func decodeContainers(v node) []model.Container {
-	var out []model.Container
-	for _, c := range v.items() {
-		if _, ok := c.object(); !ok {
-			continue
-		}
-		ct := model.Container{
-			Name:  c.get("name").str(),
-			Image: c.get("image").str(),
-			Resources: model.ResourceRequirements{
-				Limits:   c.get("resources").get("limits").quantityMap(),
-				Requests: c.get("resources").get("requests").quantityMap(),
-			},
-			RestartPolicy: c.get("restartPolicy").str(),
-		}
-		for _, e := range c.get("env").items() {
-			ev := model.EnvVar{Name: e.get("name").str()}
-			if val := e.get("value"); val.present() {
-				ev.Value = val.str()
-				ev.HasValue = true
-			}
-			ev.FieldPath = e.get("valueFrom").get("fieldRef").get("fieldPath").str()
-			ct.Env = append(ct.Env, ev)
-		}
-		for _, r := range c.get("resizePolicy").items() {
-			ct.ResizePolicy = append(ct.ResizePolicy, model.ContainerResizePolicy{
-				ResourceName:  r.get("resourceName").str(),
-				RestartPolicy: r.get("restartPolicy").str(),
-			})
-		}
-		out = append(out, ct)
-	}
-	return out
+	return manifest.DecodeCloneSetTree(u.Object, "CloneSet "+u.GetNamespace()+"/"+u.GetName())
 }

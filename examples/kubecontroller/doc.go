@@ -13,8 +13,12 @@
 //  2. checks the expectations (package expectations of the library): a pod
 //     or claim it created or deleted, or a pod it patched, that the cache
 //     does not show yet blocks the round, which is requeued;
-//  3. converts the objects into the library's model (Scenario, written
-//     directly against the client types) and plans (clonesetcore.Plan);
+//  3. converts the objects into the library's model (Scenario: pods, claims
+//     and nodes directly from the client types; the unstructured CloneSet and
+//     the revisions' templates through the library's own field rules,
+//     manifest.DecodeCloneSetTree and DecodeTemplateTree, with no text in
+//     between; only objects whose resourceVersion changed, with a
+//     ConversionCache) and plans with the CloneSet's clonesetcore.Tracker;
 //  4. turns the plan into API requests (requests.Build) and sends them in
 //     order (Sender): creates batch by batch, stopping after a batch with a
 //     failure; patches with their patch types and preconditions; deletes

@@ -265,12 +265,11 @@ func (r *Reconciler) List(ctx context.Context, cs *unstructured.Unstructured) (O
 // selectorOf reads the CloneSet's selector (nil when it has none or it
 // does not parse).
 func selectorOf(cs *unstructured.Unstructured) *model.LabelSelector {
-	t, err := jsonTree(cs.Object)
+	m, err := CloneSetFromUnstructured(cs)
 	if err != nil {
 		return nil
 	}
-	d := &treeDecoder{}
-	return decodeLabelSelector(node{d: d, v: t}.get("spec").get("selector"))
+	return m.Spec.Selector
 }
 
 // Lookup tells the expectations what the listed objects show.
