@@ -281,45 +281,56 @@ func check(r Request, uid, rv string, fail failFunc) error {
 	return nil
 }
 
-func (w *World) delete(r Request, fail failFunc) error {
+// find returns the object a delete or patch names (one of *model.Pod,
+// *model.PVC, *model.Revision, *model.CloneSet) once its preconditions hold.
+func (w *World) find(r Request, fail failFunc) (any, error) {
+	var obj any
+	var uid, rv string
 	switch r.Resource {
 	case ResourcePods:
-		p := w.Pods[r.Name]
-		if p == nil {
-			return fail(ReasonNotFound, "no pod %s", r.Name)
+		if p := w.Pods[r.Name]; p != nil {
+			obj, uid, rv = p, p.UID, p.ResourceVersion
 		}
-		if err := check(r, p.UID, p.ResourceVersion, fail); err != nil {
-			return err
-		}
-		if !p.DeletionTimestamp.IsZero() {
-			return nil
-		}
-		if len(p.Finalizers) > 0 || w.GracefulPodDeletion {
-			p.DeletionTimestamp = w.Now
-			p.ResourceVersion = w.nextVersion()
-			return nil
-		}
-		delete(w.Pods, r.Name)
 	case ResourcePersistentVolumeClaims:
-		v := w.PVCs[r.Name]
-		if v == nil {
-			return fail(ReasonNotFound, "no PVC %s", r.Name)
+		if v := w.PVCs[r.Name]; v != nil {
+			obj, uid, rv = v, v.UID, v.ResourceVersion
 		}
-		if err := check(r, v.UID, v.ResourceVersion, fail); err != nil {
-			return err
-		}
-		delete(w.PVCs, r.Name)
 	case ResourceControllerRevisions:
-		for i, x := range w.Revisions {
-			if x.Name == r.Name {
-				if err := check(r, x.UID, x.ResourceVersion, fail); err != nil {
-					return err
-				}
-				w.Revisions = append(w.Revisions[:i:i], w.Revisions[i+1:]...)
-				return nil
-			}
+		if x := w.revision(r.Name); x != nil {
+			obj, uid, rv = x, x.UID, x.ResourceVersion
 		}
-		return fail(ReasonNotFound, "no ControllerRevision %s", r.Name)
+	case ResourceCloneSets:
+		if cs := w.CloneSet; cs != nil && cs.Name == r.Name {
+			obj, uid, rv = cs, cs.UID, cs.ResourceVersion
+		}
+	default:
+		return nil, fail(ReasonInvalid, "cannot %s %s", r.Verb, r.Resource)
+	}
+	if obj == nil {
+		return nil, fail(ReasonNotFound, "no %s %s", r.Resource, r.Name)
+	}
+	return obj, check(r, uid, rv, fail)
+}
+
+func (w *World) delete(r Request, fail failFunc) error {
+	obj, err := w.find(r, fail)
+	if err != nil {
+		return err
+	}
+	switch x := obj.(type) {
+	case *model.Pod:
+		switch {
+		case !x.DeletionTimestamp.IsZero():
+		case len(x.Finalizers) > 0 || w.GracefulPodDeletion:
+			x.DeletionTimestamp = w.Now
+			x.ResourceVersion = w.nextVersion()
+		default:
+			delete(w.Pods, x.Name)
+		}
+	case *model.PVC:
+		delete(w.PVCs, x.Name)
+	case *model.Revision:
+		w.Revisions = slices.DeleteFunc(slices.Clone(w.Revisions), func(y *model.Revision) bool { return y == x })
 	default:
 		return fail(ReasonInvalid, "cannot delete %s", r.Resource)
 	}
@@ -331,20 +342,16 @@ func (w *World) patch(r Request, fail failFunc) error {
 	if err := json.Unmarshal(r.Patch, &body); err != nil {
 		return fail(ReasonInvalid, "the patch is not JSON: %v", err)
 	}
-	switch r.Resource {
-	case ResourcePods:
-		p := w.Pods[r.Name]
-		if p == nil {
-			return fail(ReasonNotFound, "no pod %s", r.Name)
-		}
-		if err := check(r, p.UID, p.ResourceVersion, fail); err != nil {
-			return err
-		}
+	obj, err := w.find(r, fail)
+	if err != nil {
+		return err
+	}
+	switch x := obj.(type) {
+	case *model.Pod:
 		if r.PatchType != PatchMerge && r.PatchType != PatchStrategicMerge {
 			return fail(ReasonInvalid, "patch type %s of a pod", r.PatchType)
 		}
-		q := p.DeepCopy()
-		var err error
+		q := x.DeepCopy()
 		if r.Subresource == SubresourceStatus {
 			err = patchPodStatus(q, body, r.PatchType)
 		} else {
@@ -354,61 +361,37 @@ func (w *World) patch(r Request, fail failFunc) error {
 			return fail(ReasonInvalid, "%v", err)
 		}
 		q.ResourceVersion = w.nextVersion()
-		*p = *q
-	case ResourcePersistentVolumeClaims:
-		v := w.PVCs[r.Name]
-		if v == nil {
-			return fail(ReasonNotFound, "no PVC %s", r.Name)
-		}
-		if err := check(r, v.UID, v.ResourceVersion, fail); err != nil {
-			return err
-		}
+		*x = *q
+	case *model.PVC:
 		if r.PatchType != PatchJSON {
 			return fail(ReasonInvalid, "patch type %s of a PVC", r.PatchType)
 		}
-		refs, err := patchOwnerRefs(v.OwnerReferences, body)
+		refs, err := patchOwnerRefs(x.OwnerReferences, body)
 		if err != nil {
 			return fail(ReasonInvalid, "%v", err)
 		}
-		v.OwnerReferences = refs
-		v.ResourceVersion = w.nextVersion()
-	case ResourceControllerRevisions:
-		x := w.revision(r.Name)
-		if x == nil {
-			return fail(ReasonNotFound, "no ControllerRevision %s", r.Name)
-		}
-		if err := check(r, x.UID, x.ResourceVersion, fail); err != nil {
-			return err
-		}
+		x.OwnerReferences = refs
+		x.ResourceVersion = w.nextVersion()
+	case *model.Revision:
 		if err := patchRevision(x, body); err != nil {
 			return fail(ReasonInvalid, "%v", err)
 		}
 		x.ResourceVersion = w.nextVersion()
-	case ResourceCloneSets:
-		cs := w.CloneSet
-		if cs == nil || cs.Name != r.Name {
-			return fail(ReasonNotFound, "no CloneSet %s", r.Name)
-		}
-		if err := check(r, cs.UID, cs.ResourceVersion, fail); err != nil {
-			return err
-		}
-		var err error
+	case *model.CloneSet:
 		switch {
 		case r.PatchType == PatchStrategicMerge:
 			return fail(ReasonInvalid, "a custom resource takes no strategic merge patch")
 		case r.Subresource == SubresourceStatus && r.PatchType == PatchMerge:
-			err = patchCloneSetStatus(cs, body)
+			err = patchCloneSetStatus(x, body)
 		case r.Subresource == "" && r.PatchType == PatchJSON:
-			err = patchPodsToDelete(cs, body)
+			err = patchPodsToDelete(x, body)
 		default:
 			return fail(ReasonInvalid, "patch type %s of the CloneSet's %s is not supported by the in-memory world", r.PatchType, orMain(r.Subresource))
 		}
 		if err != nil {
 			return fail(ReasonInvalid, "%v", err)
 		}
-		cs.ResourceVersion = w.nextVersion()
-	default:
-		return fail(ReasonInvalid, "cannot patch %s", r.Resource)
+		x.ResourceVersion = w.nextVersion()
 	}
 	return nil
 }
