@@ -246,12 +246,7 @@ func (b *builder) action(i int, a model.Action) error {
 	case model.ActionPatchPod:
 		return b.patchPod(a)
 	case model.ActionDeletePVC:
-		v := b.pvcs[a.PVC]
-		if v == nil {
-			return fmt.Errorf("PVC not in the scenario")
-		}
-		b.emit(Request{Verb: VerbDelete, Resource: ResourcePersistentVolumeClaims, Name: v.Name, Preconditions: uidOnly(v.UID)})
-		return nil
+		return b.deleteClaim(a.PVC)
 	case model.ActionSetPVCOwner:
 		return b.setPVCOwner(a)
 	case model.ActionUpdatePodsToDelete:
@@ -488,12 +483,20 @@ func (b *builder) deletePod(a model.Action) error {
 	}
 	b.emit(Request{Verb: VerbDelete, Resource: ResourcePods, Name: p.Name, Preconditions: uidOnly(p.UID)})
 	for _, name := range a.DeletePVCs {
-		v := b.pvcs[name]
-		if v == nil {
-			return fmt.Errorf("PVC %s not in the scenario", name)
+		if err := b.deleteClaim(name); err != nil {
+			return err
 		}
-		b.emit(Request{Verb: VerbDelete, Resource: ResourcePersistentVolumeClaims, Name: v.Name, Preconditions: uidOnly(v.UID)})
 	}
+	return nil
+}
+
+// deleteClaim deletes the PVC of that name (uid precondition).
+func (b *builder) deleteClaim(name string) error {
+	v := b.pvcs[name]
+	if v == nil {
+		return fmt.Errorf("PVC %s not in the scenario", name)
+	}
+	b.emit(Request{Verb: VerbDelete, Resource: ResourcePersistentVolumeClaims, Name: v.Name, Preconditions: uidOnly(v.UID)})
 	return nil
 }
 
