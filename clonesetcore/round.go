@@ -68,6 +68,10 @@ type round struct {
 	// claimSet, when set (by a Tracker), holds the scenario's PVCs already
 	// read: cleanupPVCs reads no PVC.
 	claimSet *pvc.ClaimSet
+	// inventory, when set (by a Tracker), caches the round's Inventory
+	// between plans while the pods' kinds and instance ids, the PVCs and
+	// the CloneSet do not change.
+	inventory *inventoryCache
 	// delOpts are the deletion-ranking options, computed on first use (see
 	// deletionOptions).
 	delOpts *ordering.DeletionOptions

@@ -18,9 +18,15 @@ func (r *round) cleanupPVCs() {
 	pods := pvc.RoundPods{
 		Observed: r.byInput.observed, ObservedIDs: r.byInput.ids, Released: r.released, Inactive: r.inactive,
 	}
-	if r.claimSet != nil {
+	switch {
+	case r.inventory != nil && r.inventory.valid:
+		r.pvcs = r.inventory.inv
+	case r.claimSet != nil:
 		r.pvcs = pvc.NewInventoryFrom(r.cs, pods, r.claimSet)
-	} else {
+		if r.inventory != nil {
+			r.inventory.inv, r.inventory.valid = r.pvcs, true
+		}
+	default:
 		r.pvcs = pvc.NewInventory(r.cs, pods, r.s.PVCs)
 	}
 	r.emit(r.pvcs.Cleanup()...)

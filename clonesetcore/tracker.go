@@ -97,6 +97,11 @@ type Tracker struct {
 	// claims caches the PVCs read (pvc.NewClaimSet) while neither the PVCs
 	// nor the CloneSet's name and uid (ownership) change.
 	claims *pvc.ClaimSet
+	// inventory keeps the PVC Inventory of the last plan while it stays
+	// the same: its answers depend on the kinds and instance ids of the
+	// pods, the PVCs and the CloneSet only, none of which a status change
+	// of a pod touches.
+	inventory inventoryCache
 
 	// revs caches the resolved revisions and their notes while neither the
 	// CloneSet nor the revisions change.
@@ -108,6 +113,14 @@ type Tracker struct {
 	decisions decisionCache
 	// delScratch holds the deletion rankings' buffers between plans.
 	delScratch ordering.DeletionScratch
+}
+
+// inventoryCache is a round's PVC Inventory kept by a Tracker between plans
+// (an Inventory's answers do not change once computed, and Allocate does not
+// modify it).
+type inventoryCache struct {
+	inv   *pvc.Inventory
+	valid bool
 }
 
 // podRecord is what the planner reads of one pod, read when the Tracker is
@@ -206,6 +219,7 @@ func (t *Tracker) SetCloneSet(cs *model.CloneSet) {
 	old := t.cs
 	t.cs = cs
 	t.revsValid = false
+	t.inventory.valid = false
 	if cs == nil {
 		return
 	}
@@ -242,7 +256,11 @@ func (t *Tracker) SetPod(p *model.Pod) {
 	}
 	t.decisions.forget(i)
 	t.pods[i] = p
+	prev := t.recs[i]
 	t.recs[i] = t.read(p, &t.keys[i])
+	if !ok || t.classStale || prev.kind != t.recs[i].kind || prev.id != t.recs[i].id {
+		t.inventory.valid = false
+	}
 	if !ok {
 		t.compact()
 	}
@@ -259,6 +277,7 @@ func (t *Tracker) DeletePod(name string) {
 	t.recs[i] = podRecord{}
 	t.keys[i] = ordering.PodKeys{}
 	t.decisions.forget(i)
+	t.inventory.valid = false
 	t.dead++
 	t.buried = append(t.buried, i)
 	t.compact()
@@ -294,6 +313,7 @@ func (t *Tracker) SetPVC(c *model.PVC) {
 	if c != nil {
 		t.pvcs.set(c.Name, c)
 		t.claims = nil
+		t.inventory.valid = false
 	}
 }
 
@@ -301,6 +321,7 @@ func (t *Tracker) SetPVC(c *model.PVC) {
 func (t *Tracker) DeletePVC(name string) {
 	if t.pvcs.delete(name) {
 		t.claims = nil
+		t.inventory.valid = false
 	}
 }
 
@@ -549,6 +570,7 @@ func (t *Tracker) refreshRecords(update string) {
 		}
 		t.rereadAll = false
 		t.updatedFor = "" // read used the old update revision
+		t.inventory.valid = false
 	}
 	if t.classStale {
 		selector := t.cs.Spec.Selector.Matcher()
@@ -559,6 +581,7 @@ func (t *Tracker) refreshRecords(update string) {
 			}
 		}
 		t.classStale = false
+		t.inventory.valid = false
 	}
 	if t.prioStale {
 		ps, ss := priorityStrategy(t.cs), scatterStrategy(t.cs)
@@ -657,6 +680,7 @@ func (t *Tracker) classifyPods(r *round) {
 		t.claims = pvc.NewClaimSet(t.cs, t.pvcs.sorted())
 	}
 	r.claimSet = t.claims
+	r.inventory = &t.inventory
 }
 
 // priorityStrategy returns the CloneSet's update priority strategy, or nil.

@@ -142,15 +142,25 @@ func sortEvents(evs []event) {
 	}
 }
 
+// idsAndNodes returns the instance ids and node names of pods, for mutatePod.
+func idsAndNodes(pods []*model.Pod) (ids, nodes []string) {
+	for _, p := range pods {
+		ids = append(ids, p.InstanceID())
+		nodes = append(nodes, p.Spec.NodeName)
+	}
+	return ids, nodes
+}
+
 // mutatePod returns a changed copy of p: one of the facts the planner reads
 // (lifecycle state, revision, readiness, specified delete, phase,
-// termination, selector labels, owner) changed.
-func mutatePod(src source, p *model.Pod, revs []string) *model.Pod {
+// termination, selector labels, owner, instance id, node) changed; ids and
+// nodes are the instance ids and node names to pick from.
+func mutatePod(src source, p *model.Pod, revs, ids, nodes []string) *model.Pod {
 	q := p.DeepCopy()
 	if q.Labels == nil {
 		q.Labels = map[string]string{}
 	}
-	switch src.intn("podChange", 9) {
+	switch src.intn("podChange", 11) {
 	case 0:
 		q.Labels[model.LabelLifecycleState] = pick(src, "state", model.StateNormal, model.StatePreparingDelete,
 			model.StatePreparingUpdate, model.StateUpdating, model.StateUpdated, model.StatePreparingNormal, "Weird")
@@ -183,6 +193,17 @@ func mutatePod(src source, p *model.Pod, revs []string) *model.Pod {
 		q.OwnerReferences = nil
 	case 8:
 		delete(q.Labels, model.LabelPodTemplateHash)
+	case 9: // the instance id: gone, another pod's, or new
+		switch src.intn("idChange", 3) {
+		case 0:
+			delete(q.Labels, model.LabelInstanceID)
+		case 1:
+			q.Labels[model.LabelInstanceID] = pick(src, "otherID", ids...)
+		default:
+			q.Labels[model.LabelInstanceID] = "zz" + q.Labels[model.LabelInstanceID]
+		}
+	case 10: // the node: none, another pod's, or one no Node object names
+		q.Spec.NodeName = pick(src, "node", append([]string{"", "node-missing"}, nodes...)...)
 	}
 	return q
 }
@@ -280,7 +301,8 @@ func checkTrackerEvents(t fatalf, src source, a, b *model.Scenario) {
 		case 2: // a pod changes
 			cur = tr.Scenario(now)
 			if len(cur.Pods) > 0 {
-				tr.SetPod(mutatePod(src, cur.Pods[src.intn("pod", len(cur.Pods))], revs))
+				ids, nodes := idsAndNodes(cur.Pods)
+				tr.SetPod(mutatePod(src, cur.Pods[src.intn("pod", len(cur.Pods))], revs, ids, nodes))
 			}
 		case 3: // a pod goes
 			cur = tr.Scenario(now)
@@ -355,7 +377,8 @@ func checkTrackerEvents(t fatalf, src source, a, b *model.Scenario) {
 				case 1:
 					q.Labels[model.LabelRevisionHash] = pick(src, "updatedRev", revs...)
 				default:
-					q = mutatePod(src, p, revs)
+					ids, nodes := idsAndNodes(tr.Scenario(now).Pods)
+					q = mutatePod(src, p, revs, ids, nodes)
 				}
 				tr.SetPod(q)
 			}
