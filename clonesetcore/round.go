@@ -72,6 +72,9 @@ type round struct {
 	// between plans while the pods' kinds and instance ids, the PVCs and
 	// the CloneSet do not change.
 	inventory *inventoryCache
+	// nodes, when set (by a Tracker), are the scenario's nodes by name and
+	// what the Tracker knows of the node names its pods reference.
+	nodes *nodeIndex
 	// delOpts are the deletion-ranking options, computed on first use (see
 	// deletionOptions).
 	delOpts *ordering.DeletionOptions

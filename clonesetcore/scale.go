@@ -247,10 +247,19 @@ func (r *round) deletionOptions() ordering.DeletionOptions {
 	for _, c := range r.revs.update.Template.Spec.TopologySpreadConstraints {
 		opts.TopologyKeys = append(opts.TopologyKeys, c.TopologyKey)
 	}
-	if len(opts.TopologyKeys) > 0 {
-		opts.Nodes = make(map[string]*model.Node, len(r.s.Nodes))
-		for _, n := range r.s.Nodes {
-			opts.Nodes[n.Name] = n
+	switch {
+	case len(opts.TopologyKeys) == 0:
+	case r.nodes != nil && r.nodes.allReferencedExist():
+		// No pod names a node the scenario lacks: nothing to note.
+		opts.Nodes = r.nodes.byName
+	default:
+		if r.nodes != nil {
+			opts.Nodes = r.nodes.byName
+		} else {
+			opts.Nodes = make(map[string]*model.Node, len(r.s.Nodes))
+			for _, n := range r.s.Nodes {
+				opts.Nodes[n.Name] = n
+			}
 		}
 		var missing []string
 		seen := map[string]bool{}

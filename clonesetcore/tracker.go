@@ -102,6 +102,8 @@ type Tracker struct {
 	// pods, the PVCs and the CloneSet only, none of which a status change
 	// of a pod touches.
 	inventory inventoryCache
+	// nodeIndex counts the node names of the pods.
+	nodeIndex nodeIndex
 
 	// revs caches the resolved revisions and their notes while neither the
 	// CloneSet nor the revisions change.
@@ -121,6 +123,54 @@ type Tracker struct {
 type inventoryCache struct {
 	inv   *pvc.Inventory
 	valid bool
+}
+
+// nodeIndex is what a Tracker knows of the nodes for the deletion ranking:
+// the nodes by name, and how many of its pods name each node, so that a
+// plan learns whether some pod names a node the Tracker does not hold (a
+// note) without reading every pod.
+type nodeIndex struct {
+	byName map[string]*model.Node // the Tracker's nodes (objects.byName)
+	refs   map[string]int32       // node name -> pods naming it ("" excluded)
+	// checked is set when allExist holds the answer of
+	// allReferencedExist; a new node name in refs and a node event clear it.
+	checked, allExist bool
+}
+
+// ref counts d more pods naming node n.
+func (x *nodeIndex) ref(n string, d int32) {
+	if n == "" {
+		return
+	}
+	if x.refs == nil {
+		x.refs = map[string]int32{}
+	}
+	c, ok := x.refs[n]
+	if !ok {
+		x.checked = false
+	}
+	if c += d; c == 0 {
+		delete(x.refs, n)
+	} else {
+		x.refs[n] = c
+	}
+}
+
+// allReferencedExist reports whether every node named by a pod of the
+// Tracker is one of its nodes. It is O(1) between changes of the set of
+// names and of the nodes.
+func (x *nodeIndex) allReferencedExist() bool {
+	if !x.checked {
+		x.allExist = true
+		for n := range x.refs {
+			if x.byName[n] == nil {
+				x.allExist = false
+				break
+			}
+		}
+		x.checked = true
+	}
+	return x.allExist
 }
 
 // podRecord is what the planner reads of one pod, read when the Tracker is
@@ -256,8 +306,14 @@ func (t *Tracker) SetPod(p *model.Pod) {
 	}
 	t.decisions.forget(i)
 	t.pods[i] = p
-	prev := t.recs[i]
+	prev, prevNode := t.recs[i], t.keys[i].Node()
 	t.recs[i] = t.read(p, &t.keys[i])
+	if n := t.keys[i].Node(); !ok || n != prevNode {
+		if ok {
+			t.nodeIndex.ref(prevNode, -1)
+		}
+		t.nodeIndex.ref(n, 1)
+	}
 	if !ok || t.classStale || prev.kind != t.recs[i].kind || prev.id != t.recs[i].id {
 		t.inventory.valid = false
 	}
@@ -273,6 +329,7 @@ func (t *Tracker) DeletePod(name string) {
 		return
 	}
 	delete(t.slot, name)
+	t.nodeIndex.ref(t.keys[i].Node(), -1)
 	t.pods[i] = nil
 	t.recs[i] = podRecord{}
 	t.keys[i] = ordering.PodKeys{}
@@ -345,6 +402,7 @@ func (t *Tracker) DeleteRevision(name string) {
 func (t *Tracker) SetNode(n *model.Node) {
 	if n != nil {
 		t.nodes.set(n.Name, n)
+		t.nodeIndex.checked = false
 	}
 }
 
@@ -354,7 +412,11 @@ func (t *Tracker) SetNode(n *model.Node) {
 func (t *Tracker) SetSetAside(list []model.SetAside) { t.setAside = slices.Clone(list) }
 
 // DeleteNode forgets the node of that name.
-func (t *Tracker) DeleteNode(name string) { t.nodes.delete(name) }
+func (t *Tracker) DeleteNode(name string) {
+	if t.nodes.delete(name) {
+		t.nodeIndex.checked = false
+	}
+}
 
 // Sync makes the Tracker hold exactly the objects of s (its CloneSet, pods,
 // PVCs, revisions and nodes), its gates and controller flags, by applying the
@@ -681,6 +743,8 @@ func (t *Tracker) classifyPods(r *round) {
 	}
 	r.claimSet = t.claims
 	r.inventory = &t.inventory
+	t.nodeIndex.byName = t.nodes.byName
+	r.nodes = &t.nodeIndex
 }
 
 // priorityStrategy returns the CloneSet's update priority strategy, or nil.

@@ -475,7 +475,7 @@ func drawPerm(src source, label string, n int) []int {
 // trackerRounds is how many times TestTrackerMatchesPlan runs rapid's 100
 // checks (half of them with the name order rebuilt on almost every event);
 // -short runs one.
-const trackerRounds = 10
+const trackerRounds = 50
 
 // TestTrackerMatchesPlan is the specification of the Tracker: on two random
 // worlds a and b, a Tracker told of a's objects in a random order, then of
