@@ -44,6 +44,12 @@ type round struct {
 	// delScratch, when set (by a Tracker), lends the deletion rankings
 	// their buffers from plan to plan.
 	delScratch *ordering.DeletionScratch
+	// updScratch, when set (by a Tracker), lends the update sort its
+	// buffers and the order of the previous plan.
+	updScratch *ordering.UpdateScratch
+	// bufs, when set (by a Tracker), lends the update phase the slices of
+	// the previous plan (none of them reaches the Result).
+	bufs *roundBuffers
 	// activeOwned are the observed pods plus released ones (owned, active, no
 	// longer matching the selector): PVC clean-up still counts them.
 	activeOwned []*model.Pod
@@ -57,6 +63,9 @@ type round struct {
 		observed, activeOwned []*model.Pod
 		position              []int
 		ids                   []string // instance-id label of observed[j]
+		// canonical is set when the input order is the canonical order
+		// (observed is r.observed, position the identity: a Tracker).
+		canonical bool
 	}
 	// uniqueNames is true when no two observed pods share a name: the
 	// rankings, whose last key is the name, then do not depend on the order

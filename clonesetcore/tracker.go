@@ -115,6 +115,10 @@ type Tracker struct {
 	decisions decisionCache
 	// delScratch holds the deletion rankings' buffers between plans.
 	delScratch ordering.DeletionScratch
+	// updScratch holds the update sort's buffers and last order.
+	updScratch ordering.UpdateScratch
+	// bufs holds the update phase's slices and the notes' set between plans.
+	bufs roundBuffers
 }
 
 // inventoryCache is a round's PVC Inventory kept by a Tracker between plans
@@ -687,6 +691,18 @@ func (t *Tracker) classifyPods(r *round) {
 	r.keys = t.keys // indexed by slot: r.keyAt
 	r.decisions = &t.decisions
 	r.delScratch = &t.delScratch
+	r.updScratch = &t.updScratch
+	r.bufs = &t.bufs
+	// The notes' set of the previous plan, emptied, holds those of this
+	// one (the notes themselves go to the Result).
+	if t.bufs.seen == nil {
+		t.bufs.seen = map[string]bool{}
+	}
+	clear(t.bufs.seen)
+	for n := range r.notes.seen {
+		t.bufs.seen[n] = true
+	}
+	r.notes.seen = t.bufs.seen
 	r.keyAt = slices.Grow(b.keyAt[:0], n)
 	ids := slices.Grow(b.ids[:0], n)
 	var adopted []string
@@ -727,6 +743,7 @@ func (t *Tracker) classifyPods(r *round) {
 	}
 	b.observed, b.activeOwned, b.info, b.keyAt, b.ids, b.position = r.observed, r.activeOwned, r.info, r.keyAt, ids, position
 	r.byInput.observed, r.byInput.activeOwned, r.byInput.position, r.byInput.ids = r.observed, r.activeOwned, position, ids
+	r.byInput.canonical = true
 	// round.finishPods without reading the pods again: names are distinct
 	// in a Tracker, and podsToDelete is looked up by name.
 	for _, name := range r.cs.Spec.ScaleStrategy.PodsToDelete {

@@ -31,18 +31,18 @@ func (r *round) update() {
 		}
 		return
 	}
-	b := r.updateBudget
-	if b.UpdateNum == 0 {
-		if w := r.waitingCount(); w > 0 && b.Partition > 0 {
-			r.notes.add("partition %d keeps %s at old revisions", b.Partition, plural(w, "pod", "pods"))
+	ub := r.updateBudget
+	if ub.UpdateNum == 0 {
+		if w := r.waitingCount(); w > 0 && ub.Partition > 0 {
+			r.notes.add("partition %d keeps %s at old revisions", ub.Partition, plural(w, "pod", "pods"))
 		}
 		return
 	}
-	forward := b.UpdateNum > 0
+	forward := ub.UpdateNum > 0
 	target := r.revs.update
 	if !forward {
 		target = r.revs.current
-		r.notes.add("rolling back %s to the current revision %s (CloneSetPartitionRollback)", plural(-b.UpdateNum, "pod", "pods"), target.Name)
+		r.notes.add("rolling back %s to the current revision %s (CloneSetPartitionRollback)", plural(-ub.UpdateNum, "pod", "pods"), target.Name)
 	}
 	cands, at := r.candidates(forward)
 	if len(cands) == 0 {
@@ -51,7 +51,12 @@ func (r *round) update() {
 	r.noteOrderPriority(ru, cands)
 	// AllPods only feeds counts: the scenario's order reads it sequentially.
 	byInput, at := r.inInputOrder(cands, at)
-	states := make([]string, len(at)) // read by classifyPods
+	b := r.bufs
+	if b == nil {
+		b = &roundBuffers{}
+	}
+	states := slices.Grow(b.states[:0], len(at))[:len(at)] // read by classifyPods
+	b.states = states
 	for j, i := range at {
 		states[j] = r.info[i].state
 	}
@@ -59,17 +64,19 @@ func (r *round) update() {
 	// the keys are passed by index (r.keyAt), not copied.
 	var keyIndex []int
 	if r.keys != nil {
-		keyIndex = make([]int, len(at))
+		keyIndex = slices.Grow(b.keyIndex[:0], len(at))[:len(at)]
+		b.keyIndex = keyIndex
 		for j, i := range at {
 			keyIndex[j] = r.keyAt[i]
 		}
 	}
-	sorted := ordering.SortForUpdate(byInput, ordering.UpdateOptions{RollingUpdate: ru, AllPods: r.byInput.observed, LifecycleStates: states, Keys: r.keys, KeyIndex: keyIndex, AllKeys: r.keys, AllKeyIndex: r.keyAt})
-	ordered := make([]int, len(sorted)) // indexes in r.observed
+	sorted := ordering.SortForUpdate(byInput, ordering.UpdateOptions{RollingUpdate: ru, AllPods: r.byInput.observed, LifecycleStates: states, Keys: r.keys, KeyIndex: keyIndex, AllKeys: r.keys, AllKeyIndex: r.keyAt, Scratch: r.updScratch})
+	ordered := slices.Grow(b.ordered[:0], len(sorted))[:len(sorted)] // indexes in r.observed
+	b.ordered = ordered
 	for i, x := range sorted {
 		ordered[i] = at[x.Index]
 	}
-	admitted, why := r.limitUpdates(ordered, abs(b.UpdateNum), b.UpdateMaxUnavailable, target.Name)
+	admitted, why := r.limitUpdates(ordered, abs(ub.UpdateNum), ub.UpdateMaxUnavailable, target.Name)
 	if why != "" {
 		r.notes.addText(why)
 	}
@@ -213,9 +220,22 @@ func (r *round) waitingCount() int {
 	return n
 }
 
+// roundBuffers are slices of the update phase a Tracker lends from plan to
+// plan.
+type roundBuffers struct {
+	cands                    []*model.Pod
+	candAt, keyIndex, ordered []int
+	states                   []string
+	seen                     map[string]bool // the notes' set
+}
+
 // candidates selects the pods waiting for update (update-and-ordering 2.4,
 // 2.5), in canonical order; at holds the index in r.observed of each.
 func (r *round) candidates(forward bool) (pods []*model.Pod, at []int) {
+	if b := r.bufs; b != nil {
+		pods, at = b.cands[:0], b.candAt[:0]
+		defer func() { b.cands, b.candAt = pods, at }()
+	}
 	var inGrace []string
 	for i, p := range r.observed {
 		switch candidate(r.info[i], forward) {
@@ -237,7 +257,7 @@ func (r *round) candidates(forward bool) (pods []*model.Pod, at []int) {
 // not depend on the order of its input, and reads the pods sequentially.
 // Otherwise it returns them as they are.
 func (r *round) inInputOrder(pods []*model.Pod, at []int) ([]*model.Pod, []int) {
-	if !r.uniqueNames {
+	if !r.uniqueNames || r.byInput.canonical {
 		return pods, at
 	}
 	chosen := make([]bool, len(r.observed))

@@ -396,9 +396,11 @@ func rankGroup(group []*model.Pod, opts *DeletionOptions) (*ranker, []ent) {
 		var k delKey
 		var nn string
 		if keys != nil {
-			pk := &keys[i]
+			var pk *PodKeys
 			if keyIndex != nil {
 				pk = &keys[keyIndex[i]]
+			} else {
+				pk = &keys[i]
 			}
 			k, nn = pk.delKey(i, opts), pk.node
 		} else {

@@ -20,6 +20,15 @@ func readAll(pods []*model.Pod) []PodKeys {
 	return keys
 }
 
+// candIdx returns 0, 1, ..., n-1.
+func candIdx(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
 // TestPropPodKeys checks that the orders computed from keys read once
 // (DeletionOptions.Keys, UpdateOptions.Keys) are those computed from the
 // pods: the whole deletion ranking (reasons and spread ranks included),
@@ -29,6 +38,7 @@ func readAll(pods []*model.Pod) []PodKeys {
 // are ignored.
 func TestPropPodKeys(t *testing.T) {
 	scratch := &DeletionScratch{} // shared by every test case
+	updScratch := &UpdateScratch{}
 	rapid.Check(t, func(t *rapid.T) {
 		pods := genGroupWithDuplicates(t, 40)
 		if rapid.Bool().Draw(t, "nils") {
@@ -59,6 +69,19 @@ func TestPropPodKeys(t *testing.T) {
 		}
 		if got := RankForDeletion(pods, indexed); !reflect.DeepEqual(got, want) {
 			t.Fatalf("deletion ranking from keys by index:\n got %v\nwant %v", names(got), names(want))
+		}
+		// By index into the keys of the non-nil pods only (shorter than
+		// the group when it holds a nil).
+		compact := opts
+		compact.KeyIndex = make([]int, len(pods))
+		for i, p := range pods {
+			if p != nil {
+				compact.KeyIndex[i] = len(compact.Keys)
+				compact.Keys = append(compact.Keys, keyed.Keys[i])
+			}
+		}
+		if got := RankForDeletion(pods, compact); !reflect.DeepEqual(got, want) {
+			t.Fatalf("deletion ranking from the keys of the non-nil pods:\n got %v\nwant %v", names(got), names(want))
 		}
 		withScratch, indexedScratch := opts, indexed
 		withScratch.Scratch, indexedScratch.Scratch = scratch, scratch
@@ -134,6 +157,30 @@ func TestPropPodKeys(t *testing.T) {
 		fromIndex = SortForUpdate(cands, UpdateOptions{RollingUpdate: ru, AllPods: pods, Keys: reversed, KeyIndex: revAt, AllKeys: reversed, AllKeyIndex: allAt})
 		if !reflect.DeepEqual(plain, fromIndex) {
 			t.Fatalf("update order from keys by index:\n got %v\nwant %v", names(fromIndex), names(plain))
+		}
+		// With an UpdateScratch shared by every test case (its order hint
+		// then comes from other worlds), twice: the candidates as drawn, then
+		// a shuffled subset of them (some twice), whose hint is the first
+		// sort's order.
+		uopts := UpdateOptions{RollingUpdate: ru, AllPods: pods, Keys: reversed, KeyIndex: revAt, AllKeys: reversed, AllKeyIndex: allAt, Scratch: updScratch}
+		if got := SortForUpdate(cands, uopts); !reflect.DeepEqual(plain, got) {
+			t.Fatalf("update order with a scratch:\n got %v\nwant %v", names(got), names(plain))
+		}
+		var again []*model.Pod
+		var againAt []int
+		for _, j := range rapid.Permutation(candIdx(len(cands))).Draw(t, "again") {
+			switch rapid.IntRange(0, 5).Draw(t, "keep") {
+			case 0: // left out
+			case 1: // listed twice (the same keys by index twice)
+				again, againAt = append(again, cands[j], cands[j]), append(againAt, revAt[j], revAt[j])
+			default:
+				again, againAt = append(again, cands[j]), append(againAt, revAt[j])
+			}
+		}
+		plainAgain := SortForUpdate(again, UpdateOptions{RollingUpdate: ru, AllPods: pods})
+		uopts.KeyIndex = againAt
+		if got := SortForUpdate(again, uopts); !reflect.DeepEqual(plainAgain, got) {
+			t.Fatalf("update order with a scratch, second sort:\n got %v\nwant %v", names(got), names(plainAgain))
 		}
 	})
 }

@@ -40,6 +40,86 @@ type UpdateOptions struct {
 	// the keys of each pod of AllPods (AllKeys[AllKeyIndex[j]] for
 	// AllPods[j]); AllKeys need not be as long as AllPods then.
 	AllKeyIndex []int
+	// Scratch, when not nil, lends its buffers to the sort, which keeps them
+	// (grown) for the next sort given the same Scratch, and remembers the
+	// order it found, by KeyIndex value: a caller whose KeyIndex values
+	// name the same pods from call to call (clonesetcore.Tracker's slots)
+	// hands the next sort its candidates almost sorted, which it then
+	// orders in close to linear time. The result is the same with or
+	// without it, whatever the KeyIndex values mean; with a Scratch, the
+	// returned slice is the Scratch's and is valid until its next use.
+	Scratch *UpdateScratch
+}
+
+// UpdateScratch holds the buffers of SortForUpdate between sorts, and the
+// order the last sort found (UpdateOptions.Scratch). The zero value is ready
+// to use. An UpdateScratch must not be used by two sorts at the same time,
+// and keeps the pods of the last sort reachable until the next one.
+type UpdateScratch struct {
+	keys  []updKey
+	ents  []uent
+	seq   []*updKey
+	bufs  [4][]*updKey // scatter's m, u and spare, preparingFirst's result
+	flags []uint8
+	out   []Ranked
+	// rankOf[v] is 1 + the position, in the last sorted order (before the
+	// scatter and PreparingUpdate passes), of the candidate whose KeyIndex
+	// value was v; 0 for none. last lists those values in that order, and
+	// placed is a buffer as long as last.
+	rankOf []int32
+	last   []int32
+	placed []int32
+	rest   []int32
+}
+
+// hint returns the positions in keys in the order the last sort found their
+// pods in (those it did not see last), from the KeyIndex values keyIndex of
+// the candidates; nil when there is nothing to follow.
+func (sc *UpdateScratch) hint(keys []updKey, keyIndex []int) []int32 {
+	if len(sc.last) == 0 || keyIndex == nil {
+		return nil
+	}
+	sc.placed = slices.Grow(sc.placed[:0], len(sc.last))[:len(sc.last)]
+	for i := range sc.placed {
+		sc.placed[i] = -1
+	}
+	rest := sc.rest[:0]
+	for j := range keys {
+		v := keyIndex[keys[j].idx]
+		if v < len(sc.rankOf) && sc.rankOf[v] > 0 && sc.placed[sc.rankOf[v]-1] < 0 {
+			sc.placed[sc.rankOf[v]-1] = int32(j)
+		} else {
+			rest = append(rest, int32(j))
+		}
+	}
+	order := sc.placed[:0] // written behind the read position
+	for _, j := range sc.placed {
+		if j >= 0 {
+			order = append(order, j)
+		}
+	}
+	order = append(order, rest...)
+	sc.rest = rest
+	return order
+}
+
+// remember records the sorted order seq by KeyIndex value.
+func (sc *UpdateScratch) remember(seq []*updKey, keyIndex []int) {
+	for _, v := range sc.last {
+		sc.rankOf[v] = 0
+	}
+	sc.last = sc.last[:0]
+	if keyIndex == nil {
+		return
+	}
+	for i, k := range seq {
+		v := keyIndex[k.idx]
+		if v >= len(sc.rankOf) {
+			sc.rankOf = append(sc.rankOf, make([]int32, v+1-len(sc.rankOf))...)
+		}
+		sc.rankOf[v] = int32(i + 1)
+		sc.last = append(sc.last, int32(v))
+	}
 }
 
 // updKey holds every update-order key of one pod, computed once, the sort
@@ -195,7 +275,13 @@ type uent struct {
 // and is then skipped, so that readyNsRestarts joins the entry: the ready
 // times often tie at second granularity, and a tie on the three words costs
 // a full cmpUpdate on the keys.
-func sortUpdate(keys []updKey) []*updKey {
+//
+// The entries are built in the order of hint (positions in keys) when it is
+// given: the sort is fastest on input it finds almost sorted. The result
+// does not depend on it (cmpUpdate is a strict total order). *entsBuf and
+// seq are buffers to reuse (nil: allocated); *entsBuf is set to the one
+// used.
+func sortUpdate(keys []updKey, hint []int32, entsBuf *[]uent, seq []*updKey) []*updKey {
 	skipHi := true
 	for i := range keys {
 		if keys[i].hi != keys[0].hi {
@@ -203,13 +289,18 @@ func sortUpdate(keys []updKey) []*updKey {
 			break
 		}
 	}
-	ents := make([]uent, len(keys))
-	for i := range keys {
+	ents := slices.Grow((*entsBuf)[:0], len(keys))[:len(keys)]
+	*entsBuf = ents
+	for j := range keys {
+		i := int32(j)
+		if hint != nil {
+			i = hint[j]
+		}
 		k := &keys[i]
 		if skipHi {
-			ents[i] = uent{k.lo, k.readyRec, k.readyNsRestarts, int32(i)}
+			ents[j] = uent{k.lo, k.readyRec, k.readyNsRestarts, i}
 		} else {
-			ents[i] = uent{k.hi, k.lo, k.readyRec, int32(i)}
+			ents[j] = uent{k.hi, k.lo, k.readyRec, i}
 		}
 	}
 	slices.SortFunc(ents, func(a, b uent) int {
@@ -223,7 +314,7 @@ func sortUpdate(keys []updKey) []*updKey {
 		}
 		return cmpUpdate(&keys[a.key], &keys[b.key])
 	})
-	seq := make([]*updKey, len(keys))
+	seq = slices.Grow(seq[:0], len(keys))[:len(keys)]
 	for i, e := range ents {
 		seq[i] = &keys[e.key]
 	}
@@ -264,10 +355,15 @@ func SortForUpdate(candidates []*model.Pod, opts UpdateOptions) []Ranked {
 	// Every key, the priority and the scatter matches are read here, in input
 	// order: visiting the pods' label maps in sorted order would be a cache
 	// miss per lookup.
-	keys := make([]updKey, 0, len(candidates))
+	sc := opts.Scratch
+	if sc == nil {
+		sc = &UpdateScratch{}
+	}
+	keys := slices.Grow(sc.keys[:0], len(candidates))
 	var flags scatterFlags
 	if len(terms) > 0 {
-		flags = scatterFlags{stride: len(candidates), bits: make([]uint8, len(terms)*len(candidates))}
+		flags = scatterFlags{stride: len(candidates), bits: slices.Grow(sc.flags[:0], len(terms)*len(candidates))[:len(terms)*len(candidates)]}
+		sc.flags = flags.bits
 	}
 	states := opts.LifecycleStates
 	if len(states) != len(candidates) {
@@ -285,11 +381,11 @@ func SortForUpdate(candidates []*model.Pod, opts UpdateOptions) []Ranked {
 			continue
 		}
 		var kp *PodKeys // the candidate's keys, when given
-		if pk != nil {
+		switch {
+		case keyIndex != nil:
+			kp = &pk[keyIndex[i]]
+		case pk != nil:
 			kp = &pk[i]
-			if keyIndex != nil {
-				kp = &pk[keyIndex[i]]
-			}
 		}
 		var state string
 		if states != nil {
@@ -320,13 +416,16 @@ func SortForUpdate(candidates []*model.Pod, opts UpdateOptions) []Ranked {
 		}
 		keys = append(keys, k)
 	}
+	sc.keys = keys
 	n := len(keys)
 	if n == 0 {
 		return []Ranked{}
 	}
 
 	// 1. Default order and 2. priority, in one sort (see cmpUpdate).
-	seq := sortUpdate(keys)
+	seq := sortUpdate(keys, sc.hint(keys, keyIndex), &sc.ents, sc.seq)
+	sc.seq = seq
+	sc.remember(seq, keyIndex)
 	setPositions(seq)
 	// 3. Scatter.
 	var termWhy []string
@@ -338,12 +437,21 @@ func SortForUpdate(candidates []*model.Pod, opts UpdateOptions) []Ranked {
 				all.keys = nil
 			}
 		}
-		seq, termWhy = scatter(seq, terms, &flags, opts.AllPods, all)
+		seq, termWhy = scatter(seq, terms, &flags, opts.AllPods, all, &sc.bufs)
+		sc.seq = seq[:0] // scatter's arrays alternate
 	}
 	// 4. PreparingUpdate first.
-	seq = preparingFirst(seq)
+	if moved := preparingFirst(seq, sc.bufs[3][:0]); &moved[0] != &seq[0] {
+		sc.bufs[3], seq = moved[:0], moved
+	}
 
-	out := make([]Ranked, n)
+	var out []Ranked
+	if opts.Scratch != nil {
+		out = slices.Grow(sc.out[:0], n)[:n]
+		sc.out = out
+	} else {
+		out = make([]Ranked, n)
+	}
 	for i, k := range seq {
 		var next *updKey
 		if i+1 < n {
@@ -474,8 +582,9 @@ func (f *scatterFlags) has(term int, k *updKey, flag uint8) bool {
 
 // preparingFirst is 2.6 step 4: a stable partition with PreparingUpdate pods
 // first. It marks the PreparingUpdate pods it moves forward.
-func preparingFirst(seq []*updKey) []*updKey {
-	out := make([]*updKey, 0, len(seq))
+// out is an empty buffer to reuse.
+func preparingFirst(seq []*updKey, out []*updKey) []*updKey {
+	out = slices.Grow(out, len(seq))
 	for _, k := range seq {
 		if k.preparing {
 			out = append(out, k)
@@ -517,7 +626,7 @@ func (a allKeys) of(j int) *PodKeys {
 	return &a.keys[j]
 }
 
-func scatter(seq []*updKey, terms []model.ScatterTerm, flags *scatterFlags, all []*model.Pod, allKeys allKeys) ([]*updKey, []string) {
+func scatter(seq []*updKey, terms []model.ScatterTerm, flags *scatterFlags, all []*model.Pod, allKeys allKeys, bufs *[4][]*updKey) ([]*updKey, []string) {
 	if len(seq) <= 1 {
 		return seq, nil
 	}
@@ -530,9 +639,13 @@ func scatter(seq []*updKey, terms []model.ScatterTerm, flags *scatterFlags, all 
 		termWhy[i] = WhyScatterPrefix + terms[ti].Key + "=" + terms[ti].Value
 	}
 	n := len(seq)
-	m := make([]*updKey, 0, n)
-	u := make([]*updKey, 0, n)
-	cur, spare := seq, make([]*updKey, 0, n)
+	m := slices.Grow(bufs[0][:0], n)
+	u := slices.Grow(bufs[1][:0], n)
+	cur, spare := seq, slices.Grow(bufs[2][:0], n)
+	bufs[0], bufs[1] = m, u
+	// The array not returned is the next call's spare (the caller keeps
+	// the returned one).
+	defer func() { bufs[2] = spare[:0] }()
 	for pass, ti := range order {
 		res, changed := scatterPass(cur, ti, terms[ti], flags, all, allKeys, m[:0], u[:0], spare[:0])
 		if !changed {
