@@ -223,10 +223,10 @@ func (r *round) waitingCount() int {
 // roundBuffers are slices of the update phase a Tracker lends from plan to
 // plan.
 type roundBuffers struct {
-	cands                    []*model.Pod
+	cands                     []*model.Pod
 	candAt, keyIndex, ordered []int
-	states                   []string
-	seen                     map[string]bool // the notes' set
+	states                    []string
+	seen                      map[string]bool // the notes' set
 }
 
 // candidates selects the pods waiting for update (update-and-ordering 2.4,
