@@ -51,6 +51,10 @@ type DeletionScratch struct {
 	g         grouper
 	nodeIDs   map[string]int32
 	nodeNames []string
+	// memo is the order of the last ranking's first topology sort, by
+	// KeyIndex value: the next ranking reads its pods in that order, so
+	// that its topology sorts start almost sorted.
+	memo orderMemo
 }
 
 // delKey holds the deletion keys of one pod, computed once and packed into
@@ -158,9 +162,14 @@ type ent struct {
 // ranker holds the keys of one ranking.
 type ranker struct {
 	pods      []*model.Pod // the input group; a key's idx indexes it
-	keys      []delKey     // the non-nil pods, in input order
+	keys      []delKey     // the non-nil pods, in the order read
 	useSpread bool         // key 5 is the spread rank (topology keys given)
 	cmp       func(a, b ent) int
+	// memo, when set, records the order of the first topology sort by the
+	// KeyIndex values keyIndex (DeletionScratch); recorded once done.
+	memo     *orderMemo
+	keyIndex []int
+	recorded bool
 }
 
 // rankKey maps a key-5 rank to a uint64 whose ascending order is the
@@ -355,7 +364,8 @@ func FirstForDeletion(group []*model.Pod, opts DeletionOptions, k int) []*model.
 }
 
 // rankGroup computes the keys of the non-nil pods of group and their key-5
-// ranks, and returns their scale-in entries, in input order.
+// ranks, and returns their scale-in entries, in the order read (input
+// order, or the order a DeletionScratch remembers).
 //
 // Cost: O(n) to read the keys and group the pods; the same-node ranks sort
 // each node's pods, O(n log b) for b pods per node; each topology key sorts
@@ -389,7 +399,21 @@ func rankGroup(group []*model.Pod, opts *DeletionOptions) (*ranker, []ent) {
 			keys = nil
 		}
 	}
-	for i, p := range group {
+	// With a scratch and keys by index, the pods are read in the order the
+	// last ranking's topology sort found them (the order read changes no
+	// result: every comparison is a strict total order).
+	var visit []int32
+	if sc := opts.Scratch; sc != nil && keyIndex != nil {
+		visit = sc.memo.order(len(group), func(i int) int { return keyIndex[i] })
+		sc.memo.reset()
+		r.memo, r.keyIndex = &sc.memo, keyIndex
+	}
+	for j := range group {
+		i := j
+		if visit != nil {
+			i = int(visit[j])
+		}
+		p := group[i]
 		if p == nil {
 			continue
 		}
@@ -552,6 +576,13 @@ func (r *ranker) spreadRanks(g *grouper, nodeNames []string, opts *DeletionOptio
 				r.keys[e.key].spread += float64(size-i) * w
 			}
 		})
+		if r.memo != nil && !r.recorded && len(g.in) > 0 {
+			// The entries grouped by topology, each topology sorted.
+			for _, e := range g.out[:len(g.in)] {
+				r.memo.add(r.keyIndex[r.keys[e.key].idx])
+			}
+			r.recorded = true
+		}
 	}
 }
 

@@ -62,64 +62,9 @@ type UpdateScratch struct {
 	bufs  [4][]*updKey // scatter's m, u and spare, preparingFirst's result
 	flags []uint8
 	out   []Ranked
-	// rankOf[v] is 1 + the position, in the last sorted order (before the
-	// scatter and PreparingUpdate passes), of the candidate whose KeyIndex
-	// value was v; 0 for none. last lists those values in that order, and
-	// placed is a buffer as long as last.
-	rankOf []int32
-	last   []int32
-	placed []int32
-	rest   []int32
-}
-
-// hint returns the positions in keys in the order the last sort found their
-// pods in (those it did not see last), from the KeyIndex values keyIndex of
-// the candidates; nil when there is nothing to follow.
-func (sc *UpdateScratch) hint(keys []updKey, keyIndex []int) []int32 {
-	if len(sc.last) == 0 || keyIndex == nil {
-		return nil
-	}
-	sc.placed = slices.Grow(sc.placed[:0], len(sc.last))[:len(sc.last)]
-	for i := range sc.placed {
-		sc.placed[i] = -1
-	}
-	rest := sc.rest[:0]
-	for j := range keys {
-		v := keyIndex[keys[j].idx]
-		if v < len(sc.rankOf) && sc.rankOf[v] > 0 && sc.placed[sc.rankOf[v]-1] < 0 {
-			sc.placed[sc.rankOf[v]-1] = int32(j)
-		} else {
-			rest = append(rest, int32(j))
-		}
-	}
-	order := sc.placed[:0] // written behind the read position
-	for _, j := range sc.placed {
-		if j >= 0 {
-			order = append(order, j)
-		}
-	}
-	order = append(order, rest...)
-	sc.rest = rest
-	return order
-}
-
-// remember records the sorted order seq by KeyIndex value.
-func (sc *UpdateScratch) remember(seq []*updKey, keyIndex []int) {
-	for _, v := range sc.last {
-		sc.rankOf[v] = 0
-	}
-	sc.last = sc.last[:0]
-	if keyIndex == nil {
-		return
-	}
-	for i, k := range seq {
-		v := keyIndex[k.idx]
-		if v >= len(sc.rankOf) {
-			sc.rankOf = append(sc.rankOf, make([]int32, v+1-len(sc.rankOf))...)
-		}
-		sc.rankOf[v] = int32(i + 1)
-		sc.last = append(sc.last, int32(v))
-	}
+	// memo is the last sorted order (before the scatter and PreparingUpdate
+	// passes) by KeyIndex value.
+	memo orderMemo
 }
 
 // updKey holds every update-order key of one pod, computed once, the sort
@@ -423,9 +368,18 @@ func SortForUpdate(candidates []*model.Pod, opts UpdateOptions) []Ranked {
 	}
 
 	// 1. Default order and 2. priority, in one sort (see cmpUpdate).
-	seq := sortUpdate(keys, sc.hint(keys, keyIndex), &sc.ents, sc.seq)
+	var hint []int32
+	if keyIndex != nil {
+		hint = sc.memo.order(len(keys), func(j int) int { return keyIndex[keys[j].idx] })
+	}
+	seq := sortUpdate(keys, hint, &sc.ents, sc.seq)
 	sc.seq = seq
-	sc.remember(seq, keyIndex)
+	sc.memo.reset()
+	if keyIndex != nil {
+		for _, k := range seq {
+			sc.memo.add(keyIndex[k.idx])
+		}
+	}
 	setPositions(seq)
 	// 3. Scatter.
 	var termWhy []string
