@@ -85,8 +85,8 @@ func (r *round) scale() bool {
 		changed := false
 		waiting := 0
 		for _, p := range pd {
-			acts, ch := lifecycle.RemovePod(cs, p, r.claims().ClaimsOfPod(p), "PreparingDelete pod")
-			r.emit(acts...)
+			var ch bool
+			r.actions, ch = lifecycle.AppendRemovePod(r.actions, cs, p, r.claims().ClaimsOfPod(p), "PreparingDelete pod")
 			if ch {
 				changed = true
 			} else {
@@ -119,8 +119,8 @@ func (r *round) scale() bool {
 	if len(kept) > 0 {
 		changed := false
 		for _, p := range kept {
-			acts, ch := lifecycle.RemovePod(cs, p, r.claims().ClaimsOfPod(p), "specified delete")
-			r.emit(acts...)
+			var ch bool
+			r.actions, ch = lifecycle.AppendRemovePod(r.actions, cs, p, r.claims().ClaimsOfPod(p), "specified delete")
 			changed = changed || ch
 		}
 		if changed {
@@ -143,8 +143,8 @@ func (r *round) scale() bool {
 		changed := false
 		r.actions = slices.Grow(r.actions, len(del))
 		for _, p := range del {
-			acts, ch := lifecycle.RemovePod(cs, p, r.claims().ClaimsOfPod(p), "scale in")
-			r.emit(acts...)
+			var ch bool
+			r.actions, ch = lifecycle.AppendRemovePod(r.actions, cs, p, r.claims().ClaimsOfPod(p), "scale in")
 			changed = changed || ch
 		}
 		return changed
@@ -185,11 +185,16 @@ func (r *round) choosePodsToDelete(b partition.Budget) []*model.Pod {
 	if r.uniqueNames {
 		pods, position = r.byInput.observed, r.byInput.position
 	}
-	upd, old := make([]*model.Pod, 0, len(pods)), make([]*model.Pod, 0, len(pods))
+	bufs := r.bufs
+	if bufs == nil {
+		bufs = &roundBuffers{}
+	}
+	upd, old := slices.Grow(bufs.upd[:0], len(pods)), slices.Grow(bufs.old[:0], len(pods))
 	var updAt, oldAt []int // with r.keys: the index in r.keys of each pod (r.keyAt)
 	if r.keys != nil {
-		updAt, oldAt = make([]int, 0, len(pods)), make([]int, 0, len(pods))
+		updAt, oldAt = slices.Grow(bufs.updAt[:0], len(pods)), slices.Grow(bufs.oldAt[:0], len(pods))
 	}
+	defer func() { bufs.upd, bufs.old, bufs.updAt, bufs.oldAt = upd, old, updAt, oldAt }()
 	for j, p := range pods {
 		i := j
 		if position != nil {

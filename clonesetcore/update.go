@@ -220,13 +220,15 @@ func (r *round) waitingCount() int {
 	return n
 }
 
-// roundBuffers are slices of the update phase a Tracker lends from plan to
-// plan.
+// roundBuffers are slices of the scale and update phases a Tracker lends
+// from plan to plan (none of them reaches the Result).
 type roundBuffers struct {
 	cands                     []*model.Pod
 	candAt, keyIndex, ordered []int
 	states                    []string
 	seen                      map[string]bool // the notes' set
+	upd, old                  []*model.Pod    // the scale-in groups
+	updAt, oldAt              []int
 }
 
 // candidates selects the pods waiting for update (update-and-ordering 2.4,

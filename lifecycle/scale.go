@@ -20,38 +20,49 @@ import (
 //   - otherwise the pod is deleted with the given PVCs (T12): one DeletePod; changed.
 //     deletePVCs is copied as given (the caller orders it).
 func RemovePod(cs *model.CloneSet, p *model.Pod, deletePVCs []string, reason string) (actions []model.Action, changed bool) {
+	acts, changed := AppendRemovePod(nil, cs, p, deletePVCs, reason)
+	if len(acts) == 0 {
+		return nil, changed
+	}
+	return acts, changed
+}
+
+// AppendRemovePod is RemovePod appending its action to dst (which it
+// returns, grown), for a caller collecting the actions of many pods without
+// a slice per pod.
+func AppendRemovePod(dst []model.Action, cs *model.CloneSet, p *model.Pod, deletePVCs []string, reason string) ([]model.Action, bool) {
 	if cs == nil || p == nil {
-		return nil, false
+		return dst, false
 	}
 	if l := cs.Spec.Lifecycle; l != nil && AnyHooked(l.PreDelete, p) {
 		from := p.LifecycleState()
 		eff, key := NotReadyEffect(p, model.StatePreparingDelete, l.PreDelete.MarkPodNotReady)
 		if from == model.StatePreparingDelete {
 			if !eff {
-				return nil, false
+				return dst, false
 			}
-			return []model.Action{{
+			return append(dst, model.Action{
 				Type: model.ActionSetLifecycleState, Pod: p.Name,
 				From: from, To: from, MarkPodNotReady: true,
 				Reason: withKey(withMarkers(reason+": still hooked by preDelete (markers ", l.PreDelete, "), stays in PreparingDelete; not-ready key missing"), eff, key, from),
-			}}, false
+			}), false
 		}
-		return []model.Action{{
+		return append(dst, model.Action{
 			Type: model.ActionSetLifecycleState, Pod: p.Name,
 			From: from, To: model.StatePreparingDelete, MarkPodNotReady: eff,
 			Reason: withIgnored(withKey(withMarkers(reason+": preDelete hook (markers ", l.PreDelete, "), wait in PreparingDelete instead of deleting"), eff, key, model.StatePreparingDelete), p, l.PreDelete.MarkPodNotReady),
-		}}, true
+		}), true
 	}
 	why := reason
 	if p.LifecycleState() == model.StatePreparingDelete {
 		why += ": preDelete hook released"
 	}
-	return []model.Action{{
+	return append(dst, model.Action{
 		Type:       model.ActionDeletePod,
 		Pod:        p.Name,
 		DeletePVCs: append([]string{}, deletePVCs...),
 		Reason:     why,
-	}}, true
+	}), true
 }
 
 // CancelPreDelete is the first step of the scale phase (scale-and-budgets S1b;
