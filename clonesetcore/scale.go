@@ -249,6 +249,9 @@ func (r *round) deletionOptions() ordering.DeletionOptions {
 		return *r.delOpts
 	}
 	opts := ordering.DeletionOptions{MinReadySeconds: r.cs.Spec.MinReadySeconds, Now: r.now}
+	if r.nodes != nil && r.keys != nil {
+		opts.NodeNames = r.nodes.names // the keys carry the Tracker's node ids
+	}
 	for _, c := range r.revs.update.Template.Spec.TopologySpreadConstraints {
 		opts.TopologyKeys = append(opts.TopologyKeys, c.TopologyKey)
 	}

@@ -130,34 +130,56 @@ type inventoryCache struct {
 }
 
 // nodeIndex is what a Tracker knows of the nodes for the deletion ranking:
-// the nodes by name, and how many of its pods name each node, so that a
-// plan learns whether some pod names a node the Tracker does not hold (a
-// note) without reading every pod.
+// the nodes by name, and an id for each node name its pods reference (the
+// pods' keys carry it: ordering.PodKeys.SetNodeID) with the number of pods
+// naming it, so that a plan learns whether some pod names a node the Tracker
+// does not hold (a note) without reading every pod, and the ranking groups
+// the pods by node without looking names up.
 type nodeIndex struct {
 	byName map[string]*model.Node // the Tracker's nodes (objects.byName)
-	refs   map[string]int32       // node name -> pods naming it ("" excluded)
+	ids    map[string]int32       // node name -> id, for the names pods reference
+	names  []string               // id -> name; "" for an id not in use
+	refs   []int32                // id -> pods naming it
+	free   []int32                // ids not in use
 	// checked is set when allExist holds the answer of
-	// allReferencedExist; a new node name in refs and a node event clear it.
+	// allReferencedExist; a new node name and a node event clear it.
 	checked, allExist bool
 }
 
-// ref counts d more pods naming node n.
-func (x *nodeIndex) ref(n string, d int32) {
+// ref counts d more pods naming node n and returns n's id (-1 for ""). A
+// name no pod names any more gives its id back.
+func (x *nodeIndex) ref(n string, d int32) int32 {
 	if n == "" {
-		return
+		return -1
 	}
-	if x.refs == nil {
-		x.refs = map[string]int32{}
-	}
-	c, ok := x.refs[n]
+	id, ok := x.ids[n]
 	if !ok {
 		x.checked = false
+		if k := len(x.free); k > 0 {
+			id, x.free = x.free[k-1], x.free[:k-1]
+		} else {
+			id = int32(len(x.names))
+			x.names, x.refs = append(x.names, ""), append(x.refs, 0)
+		}
+		if x.ids == nil {
+			x.ids = map[string]int32{}
+		}
+		x.ids[n], x.names[id] = id, n
 	}
-	if c += d; c == 0 {
-		delete(x.refs, n)
-	} else {
-		x.refs[n] = c
+	if x.refs[id] += d; x.refs[id] <= 0 {
+		delete(x.ids, n)
+		x.names[id], x.refs[id] = "", 0
+		x.free = append(x.free, id)
 	}
+	return id
+}
+
+// id returns the id of node name n, -1 when no pod names it.
+func (x *nodeIndex) id(n string) int32 {
+	if id, ok := x.ids[n]; ok && n != "" {
+		return id
+	}
+	return -1
 }
 
 // allReferencedExist reports whether every node named by a pod of the
@@ -166,7 +188,7 @@ func (x *nodeIndex) ref(n string, d int32) {
 func (x *nodeIndex) allReferencedExist() bool {
 	if !x.checked {
 		x.allExist = true
-		for n := range x.refs {
+		for n := range x.ids {
 			if x.byName[n] == nil {
 				x.allExist = false
 				break
@@ -312,11 +334,15 @@ func (t *Tracker) SetPod(p *model.Pod) {
 	t.pods[i] = p
 	prev, prevNode := t.recs[i], t.keys[i].Node()
 	t.recs[i] = t.read(p, &t.keys[i])
-	if n := t.keys[i].Node(); !ok || n != prevNode {
-		if ok {
-			t.nodeIndex.ref(prevNode, -1)
-		}
-		t.nodeIndex.ref(n, 1)
+	n := t.keys[i].Node()
+	switch {
+	case !ok:
+		t.keys[i].SetNodeID(t.nodeIndex.ref(n, 1))
+	case n != prevNode:
+		t.nodeIndex.ref(prevNode, -1)
+		t.keys[i].SetNodeID(t.nodeIndex.ref(n, 1))
+	default:
+		t.keys[i].SetNodeID(t.nodeIndex.id(n))
 	}
 	if !ok || t.classStale || prev.kind != t.recs[i].kind || prev.id != t.recs[i].id {
 		t.inventory.valid = false
@@ -632,6 +658,7 @@ func (t *Tracker) refreshRecords(update string) {
 		for i, p := range t.pods {
 			if p != nil {
 				t.recs[i] = t.read(p, &t.keys[i])
+				t.keys[i].SetNodeID(t.nodeIndex.id(t.keys[i].Node()))
 			}
 		}
 		t.rereadAll = false

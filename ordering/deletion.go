@@ -27,6 +27,11 @@ type DeletionOptions struct {
 	// Nodes are the nodes by name. A pod whose node is absent (or nil) belongs
 	// to no topology: the spread ranker gives it rank 0.
 	Nodes map[string]*model.Node
+	// NodeNames are the names of the node ids of the keys (PodKeys.SetNodeID):
+	// NodeNames[id] is the spec.nodeName of every pod whose keys carry id.
+	// Pods whose keys carry an id (within range) are grouped by node without
+	// their node's name being looked up; the ranking is the same.
+	NodeNames []string
 	// Keys, when as long as the group, holds ReadKeys of each pod of the
 	// group (same order): the pods are then not read for them. Otherwise it
 	// is ignored.
@@ -55,6 +60,11 @@ type DeletionScratch struct {
 	// KeyIndex value: the next ranking reads its pods in that order, so
 	// that its topology sorts start almost sorted.
 	memo orderMemo
+	// localOf[id] is 1 + the ranking's node number of the caller's node id
+	// (DeletionOptions.NodeNames), 0 when not seen yet; seen lists the ids
+	// set, to clear them.
+	localOf []int32
+	seen    []int32
 }
 
 // delKey holds the deletion keys of one pod, computed once and packed into
@@ -408,6 +418,25 @@ func rankGroup(group []*model.Pod, opts *DeletionOptions) (*ranker, []ent) {
 		sc.memo.reset()
 		r.memo, r.keyIndex = &sc.memo, keyIndex
 	}
+	// Node numbers of the caller's node ids (DeletionOptions.NodeNames).
+	var localOf []int32
+	if len(opts.NodeNames) > 0 && keys != nil {
+		if sc := opts.Scratch; sc != nil {
+			// Zero on entry: the ids set are cleared on the way out.
+			if cap(sc.localOf) < len(opts.NodeNames) {
+				sc.localOf = make([]int32, len(opts.NodeNames))
+			}
+			localOf = sc.localOf[:len(opts.NodeNames)]
+			defer func() {
+				for _, id := range sc.seen {
+					sc.localOf[id] = 0
+				}
+				sc.seen = sc.seen[:0]
+			}()
+		} else {
+			localOf = make([]int32, len(opts.NodeNames))
+		}
+	}
 	for j := range group {
 		i := j
 		if visit != nil {
@@ -419,6 +448,7 @@ func rankGroup(group []*model.Pod, opts *DeletionOptions) (*ranker, []ent) {
 		}
 		var k delKey
 		var nn string
+		var nid int32 // 1 + the caller's node id, 0 for none
 		if keys != nil {
 			var pk *PodKeys
 			if keyIndex != nil {
@@ -427,10 +457,17 @@ func rankGroup(group []*model.Pod, opts *DeletionOptions) (*ranker, []ent) {
 				pk = &keys[i]
 			}
 			k, nn = pk.delKey(i, opts), pk.node
+			if localOf != nil && int(pk.nodeID) <= len(localOf) {
+				nid = pk.nodeID
+			}
 		} else {
 			k, nn = newDelKey(p, i, opts), p.Spec.NodeName
 		}
-		if nn != "" {
+		switch {
+		case nn == "":
+		case nid > 0 && localOf[nid-1] > 0:
+			k.node = localOf[nid-1] - 1
+		default:
 			id, ok := nodeIDs[nn]
 			if !ok {
 				id = int32(len(nodeNames))
@@ -438,6 +475,12 @@ func rankGroup(group []*model.Pod, opts *DeletionOptions) (*ranker, []ent) {
 				nodeNames = append(nodeNames, nn)
 			}
 			k.node = id
+			if nid > 0 {
+				localOf[nid-1] = id + 1
+				if sc := opts.Scratch; sc != nil {
+					sc.seen = append(sc.seen, nid-1)
+				}
+			}
 		}
 		r.keys = append(r.keys, k)
 	}

@@ -23,6 +23,8 @@ type PodKeys struct {
 	availableBase bool
 	readyAt       time.Time
 	node          string
+	// nodeID is 1 + the caller's id of node (SetNodeID); 0 for none.
+	nodeID int32
 	// level and prio are the update priority under a strategy, when
 	// prioRead (ReadPriority).
 	prioRead bool
@@ -61,6 +63,18 @@ func (k *PodKeys) scatterFlags(t int) uint8 { return uint8(k.scatter>>(2*t)) & 3
 
 // Node returns the pod's spec.nodeName.
 func (k *PodKeys) Node() string { return k.node }
+
+// SetNodeID records the caller's id of the pod's node: a non-negative index
+// into DeletionOptions.NodeNames, where the pod's spec.nodeName must be
+// found. The deletion ranking then groups the pod by id instead of looking
+// its node's name up. A negative id clears it; ReadKeys sets none.
+func (k *PodKeys) SetNodeID(id int32) {
+	if id < 0 {
+		k.nodeID = 0
+		return
+	}
+	k.nodeID = id + 1
+}
 
 // ReadPriority reads the update priority of p under the priority strategy
 // ps (rollingUpdate.priorityStrategy) into the keys, for a caller that keeps

@@ -83,6 +83,32 @@ func TestPropPodKeys(t *testing.T) {
 		if got := RankForDeletion(pods, compact); !reflect.DeepEqual(got, want) {
 			t.Fatalf("deletion ranking from the keys of the non-nil pods:\n got %v\nwant %v", names(got), names(want))
 		}
+		// With node ids (PodKeys.SetNodeID, DeletionOptions.NodeNames) on
+		// some of the keys, the others without, by index, with and
+		// without a scratch.
+		withIDs := indexed
+		withIDs.Keys = slices.Clone(indexed.Keys)
+		idOf := map[string]int32{}
+		for _, j := range indexed.KeyIndex {
+			n := withIDs.Keys[j].Node()
+			if n == "" || !rapid.Bool().Draw(t, "nodeID") {
+				continue
+			}
+			id, ok := idOf[n]
+			if !ok {
+				id = int32(len(withIDs.NodeNames))
+				idOf[n] = id
+				withIDs.NodeNames = append(withIDs.NodeNames, n)
+			}
+			withIDs.Keys[j].SetNodeID(id)
+		}
+		if got := RankForDeletion(pods, withIDs); !reflect.DeepEqual(got, want) {
+			t.Fatalf("deletion ranking from keys with node ids:\n got %v\nwant %v", names(got), names(want))
+		}
+		withIDs.Scratch = scratch
+		if got := RankForDeletion(pods, withIDs); !reflect.DeepEqual(got, want) {
+			t.Fatalf("deletion ranking from keys with node ids and a scratch:\n got %v\nwant %v", names(got), names(want))
+		}
 		withScratch, indexedScratch := opts, indexed
 		withScratch.Scratch, indexedScratch.Scratch = scratch, scratch
 		if got := RankForDeletion(pods, withScratch); !reflect.DeepEqual(got, want) {
