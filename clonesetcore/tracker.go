@@ -462,14 +462,21 @@ func (t *Tracker) Sync(s *model.Scenario) {
 		t.SetCloneSet(s.CloneSet)
 	}
 	keep := make(map[string]bool, len(s.Pods))
+	var changed []*model.Pod
 	for _, p := range s.Pods {
 		if p == nil {
 			continue
 		}
 		keep[p.Name] = true
 		if t.Pod(p.Name) != p {
-			t.SetPod(p)
+			changed = append(changed, p)
 		}
+	}
+	// In name order: new pods then get slots in name order, which the
+	// plans walk sequentially.
+	slices.SortStableFunc(changed, func(a, b *model.Pod) int { return strings.Compare(a.Name, b.Name) })
+	for _, p := range changed {
+		t.SetPod(p)
 	}
 	for name := range t.slot {
 		if !keep[name] {
