@@ -639,7 +639,49 @@ func (t *Tracker) sortedSlots() []int32 {
 	t.order = merged
 	t.added = t.added[:0]
 	t.dead = 0
+	t.renumberIfScattered()
 	return t.order
+}
+
+// renumberMin is the number of pods from which a Tracker renumbers its
+// slots in name order when they are scattered (a variable for the tests).
+var renumberMin = 1024
+
+// renumberIfScattered moves the pods to slots in name order when the name
+// order jumps between slots often (more than once every four pods): pods
+// told one by one in another order (or many added after the first plan)
+// would otherwise be walked in random memory order by every plan, about
+// 1.5 times slower at 100,000 pods. It runs right after a rebuild of the
+// name order (no slot is free or buried then), O(n); a rebuild happens at
+// most once every n/8 pod additions and deletions.
+func (t *Tracker) renumberIfScattered() {
+	n := len(t.order)
+	if n < renumberMin || len(t.buried) > 0 {
+		return
+	}
+	jumps := 0
+	for k := 1; k < n; k++ {
+		if t.order[k] != t.order[k-1]+1 {
+			jumps++
+		}
+	}
+	if jumps <= n/4 {
+		return
+	}
+	pods := make([]*model.Pod, n)
+	recs := make([]podRecord, n)
+	keys := make([]ordering.PodKeys, n)
+	entries := make([]*cachedDecision, n)
+	for k, i := range t.order {
+		pods[k], recs[k], keys[k] = t.pods[i], t.recs[i], t.keys[i]
+		if int(i) < len(t.decisions.entries) {
+			entries[k] = t.decisions.entries[i]
+		}
+		t.slot[recs[k].name] = int32(k)
+		t.order[k] = int32(k)
+	}
+	t.pods, t.recs, t.keys, t.decisions.entries = pods, recs, keys, entries
+	t.free = t.free[:0]
 }
 
 // resolveRevisions is the round's revision resolution, cached while neither

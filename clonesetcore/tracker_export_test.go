@@ -8,3 +8,12 @@ func SetCompactSlack(n int) int {
 	compactSlack = n
 	return old
 }
+
+// SetRenumberMin sets the number of pods from which a Tracker renumbers
+// scattered slots and returns the previous value, for tests that want the
+// renumbering to happen on small worlds.
+func SetRenumberMin(n int) int {
+	old := renumberMin
+	renumberMin = n
+	return old
+}
