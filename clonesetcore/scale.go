@@ -135,16 +135,18 @@ func (r *round) scale() bool {
 			return false
 		}
 		// S5 had nothing to delete, so the whole deleteReadyLimit is left.
-		del, wait := r.spendReadyBudget(r.choosePodsToDelete(b), b.DeleteReadyLimit)
+		// The pods are handled by observed index, their facts read from
+		// r.info (and the instance ids a Tracker read).
+		del, wait := r.spendReadyBudgetAt(r.choosePodsToDelete(b), b.DeleteReadyLimit)
 		if len(wait) > 0 {
 			r.notes.add("scale-in waits for %s: deleteReadyLimit is %d because %d pods are not yet available (maxUnavailable %d, minReadySeconds %d)",
-				podNames(wait), b.DeleteReadyLimit, r.unavailableCount(), b.MaxUnavailable, cs.Spec.MinReadySeconds)
+				podNames(r.podsAt(wait)), b.DeleteReadyLimit, r.unavailableCount(), b.MaxUnavailable, cs.Spec.MinReadySeconds)
 		}
 		changed := false
 		r.actions = slices.Grow(r.actions, len(del))
-		for _, p := range del {
+		for _, i := range del {
 			var ch bool
-			r.actions, ch = lifecycle.AppendRemovePod(r.actions, cs, p, r.claims().ClaimsOfPod(p), "scale in")
+			r.actions, ch = lifecycle.AppendRemovePod(r.actions, cs, r.observed[i], r.claims().ClaimsOfID(r.idOf(i)), "scale in")
 			changed = changed || ch
 		}
 		return changed
@@ -170,14 +172,52 @@ func (r *round) spendReadyBudget(pods []*model.Pod, budget int) (kept, waiting [
 	return kept, waiting
 }
 
+// spendReadyBudgetAt is spendReadyBudget for observed pods given by index
+// in r.observed, from r.info (ReadyForBudget is IsAvailable(0, now): status
+// ready in lifecycle state "" or Normal).
+func (r *round) spendReadyBudgetAt(pods []int, budget int) (kept, waiting []int) {
+	for _, i := range pods {
+		in := &r.info[i]
+		switch {
+		case !(in.ready && (in.state == "" || in.state == model.StateNormal)):
+			kept = append(kept, i)
+		case budget > 0:
+			kept = append(kept, i)
+			budget--
+		default:
+			waiting = append(waiting, i)
+		}
+	}
+	return kept, waiting
+}
+
+// podsAt returns the observed pods of the indexes at.
+func (r *round) podsAt(at []int) []*model.Pod {
+	out := make([]*model.Pod, len(at))
+	for k, i := range at {
+		out[k] = r.observed[i]
+	}
+	return out
+}
+
+// idOf returns the instance-id label of observed pod i: read already when
+// the input order is the canonical one (a Tracker), else from the pod.
+func (r *round) idOf(i int) string {
+	if r.byInput.canonical {
+		return r.byInput.ids[i]
+	}
+	return r.observed[i].InstanceID()
+}
+
 func (r *round) unavailableCount() int {
 	c := r.counters
 	return c.PreDelNew + c.PreDelOld + c.UnavNew + c.UnavOld
 }
 
 // choosePodsToDelete splits scaleDown between old and updated pods and ranks each
-// group (scale-and-budgets 4.6).
-func (r *round) choosePodsToDelete(b partition.Budget) []*model.Pod {
+// group (scale-and-budgets 4.6); it returns the chosen pods' indexes in
+// r.observed, in deletion order.
+func (r *round) choosePodsToDelete(b partition.Budget) []int {
 	// With distinct names the ranking does not depend on the order of the
 	// group: the groups are then built in the scenario's order, which the
 	// ranking reads sequentially.
@@ -189,12 +229,13 @@ func (r *round) choosePodsToDelete(b partition.Budget) []*model.Pod {
 	if bufs == nil {
 		bufs = &roundBuffers{}
 	}
-	upd, old := slices.Grow(bufs.upd[:0], len(pods)), slices.Grow(bufs.old[:0], len(pods))
-	var updAt, oldAt []int // with r.keys: the index in r.keys of each pod (r.keyAt)
-	if r.keys != nil {
-		updAt, oldAt = slices.Grow(bufs.updAt[:0], len(pods)), slices.Grow(bufs.oldAt[:0], len(pods))
-	}
-	defer func() { bufs.upd, bufs.old, bufs.updAt, bufs.oldAt = upd, old, updAt, oldAt }()
+	// Each group: its pods, their indexes in r.observed (obs) and, with
+	// r.keys, in r.keys (r.keyAt).
+	upd, old := scaleInGroup{pods: bufs.upd[:0], obs: bufs.updObs[:0], at: bufs.updAt[:0]}, scaleInGroup{pods: bufs.old[:0], obs: bufs.oldObs[:0], at: bufs.oldAt[:0]}
+	defer func() {
+		bufs.upd, bufs.updObs, bufs.updAt = upd.pods, upd.obs, upd.at
+		bufs.old, bufs.oldObs, bufs.oldAt = old.pods, old.obs, old.at
+	}()
 	for j, p := range pods {
 		i := j
 		if position != nil {
@@ -202,33 +243,49 @@ func (r *round) choosePodsToDelete(b partition.Budget) []*model.Pod {
 		}
 		// partition.IsUpdated under partition.ScaleVariant.
 		in := r.info[i]
+		g := &old
 		if in.updated || (r.gates.PreparingUpdateAsUpdate && in.state == model.StatePreparingUpdate) {
-			upd = append(upd, p)
-			if r.keys != nil {
-				updAt = append(updAt, r.keyAt[i])
-			}
-		} else {
-			old = append(old, p)
-			if r.keys != nil {
-				oldAt = append(oldAt, r.keyAt[i])
-			}
+			g = &upd
+		}
+		g.pods, g.obs = append(g.pods, p), append(g.obs, i)
+		if r.keys != nil {
+			g.at = append(g.at, r.keyAt[i])
 		}
 	}
-	var chosen []*model.Pod
+	if r.keys == nil {
+		upd.at, old.at = nil, nil
+	}
 	switch {
 	case b.ScaleDownOldRevision >= b.ScaleDown:
-		chosen = r.pick(old, oldAt, b.ScaleDown)
+		return r.pick(old, b.ScaleDown)
 	case b.ScaleDownOldRevision > 0:
-		chosen = append(r.pick(old, oldAt, b.ScaleDownOldRevision), r.pick(upd, updAt, b.ScaleDown-b.ScaleDownOldRevision)...)
+		return append(r.pick(old, b.ScaleDownOldRevision), r.pick(upd, b.ScaleDown-b.ScaleDownOldRevision)...)
 	default:
-		chosen = r.pick(upd, updAt, b.ScaleDown)
+		return r.pick(upd, b.ScaleDown)
+	}
+}
+
+// scaleInGroup is one group of choosePodsToDelete: its pods, their indexes
+// in r.observed, and, with r.keys, their indexes in r.keys (else nil).
+type scaleInGroup struct {
+	pods    []*model.Pod
+	obs, at []int
+}
+
+// pick takes k pods of group g in deletion order and returns their indexes
+// in r.observed.
+func (r *round) pick(g scaleInGroup, k int) []int {
+	chosen := r.pickPods(g.pods, g.at, k)
+	for n, j := range chosen {
+		chosen[n] = g.obs[j]
 	}
 	return chosen
 }
 
-// pick takes k pods of group g in deletion order; at, when as long as g,
-// holds the index in r.keys of each pod's ordering keys.
-func (r *round) pick(g []*model.Pod, at []int, k int) []*model.Pod {
+// pickPods takes k pods of group g in deletion order and returns their
+// positions in g; at, when as long as g, holds the index in r.keys of each
+// pod's ordering keys.
+func (r *round) pickPods(g []*model.Pod, at []int, k int) []int {
 	if k > len(g) {
 		r.notes.add("scale-in wanted %d pods from a group of %d: upstream takes fewer than asked (quirk, scale-and-budgets 9.10)", k, len(g))
 		k = len(g)
@@ -241,7 +298,7 @@ func (r *round) pick(g []*model.Pod, at []int, k int) []*model.Pod {
 		opts.Keys, opts.KeyIndex = r.keys, at
 	}
 	opts.Scratch = r.delScratch
-	return ordering.FirstForDeletion(g, opts, k)
+	return ordering.FirstIndexesForDeletion(g, opts, k)
 }
 
 func (r *round) deletionOptions() ordering.DeletionOptions {

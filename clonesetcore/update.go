@@ -229,6 +229,7 @@ type roundBuffers struct {
 	seen                      map[string]bool // the notes' set
 	upd, old                  []*model.Pod    // the scale-in groups
 	updAt, oldAt              []int
+	updObs, oldObs            []int
 }
 
 // candidates selects the pods waiting for update (update-and-ordering 2.4,

@@ -357,18 +357,31 @@ func RankForDeletion(group []*model.Pod, opts DeletionOptions) []Ranked {
 // worst, followed by a sort of those k only, O(k log k), instead of a sort of
 // all n pods.
 func FirstForDeletion(group []*model.Pod, opts DeletionOptions, k int) []*model.Pod {
+	at := FirstIndexesForDeletion(group, opts, k)
+	out := make([]*model.Pod, len(at))
+	for i, j := range at {
+		out[i] = group[j]
+	}
+	return out
+}
+
+// FirstIndexesForDeletion is FirstForDeletion returning the positions in
+// group of the pods (Ranked.Index) instead of the pods, for a caller that
+// keeps facts about the pods in a slice parallel to the group. The result is
+// never nil.
+func FirstIndexesForDeletion(group []*model.Pod, opts DeletionOptions, k int) []int {
 	r, seq := rankGroup(group, &opts)
 	k = max(min(k, len(seq)), 0)
 	if k == 0 {
-		return []*model.Pod{}
+		return []int{}
 	}
 	if k < len(seq) {
 		r.selectFirst(seq, k, 2*bits.Len(uint(len(seq))))
 	}
 	r.sort(seq[:k])
-	out := make([]*model.Pod, k)
+	out := make([]int, k)
 	for i, e := range seq[:k] {
-		out[i] = group[r.keys[e.key].idx]
+		out[i] = int(r.keys[e.key].idx)
 	}
 	return out
 }

@@ -191,6 +191,15 @@ func (x *Index) ClaimsOfPod(p *model.Pod) []string {
 	return x.ids().lookup(podID(p))
 }
 
+// ClaimsOfID is ClaimsOfPod for a pod whose instance-id label (id, "" when
+// absent) the caller has read already.
+func (x *Index) ClaimsOfID(id string) []string {
+	if x == nil {
+		return nil
+	}
+	return x.ids().lookup(id)
+}
+
 // ClaimsForNewPod is Index.ClaimsForNewPod without an index: one pass over
 // usable, O(|usable|) per call. To serve many pods, build one Index.
 func ClaimsForNewPod(cs *model.CloneSet, id string, usable []*model.PVC) (create, reuse []string) {
