@@ -50,6 +50,9 @@ type round struct {
 	// bufs, when set (by a Tracker), lends the update phase the slices of
 	// the previous plan (none of them reaches the Result).
 	bufs *roundBuffers
+	// recs, when set (by a Tracker), are its pod records by slot (r.keyAt
+	// maps an observed index to its slot).
+	recs []podRecord
 	// activeOwned are the observed pods plus released ones (owned, active, no
 	// longer matching the selector): PVC clean-up still counts them.
 	activeOwned []*model.Pod

@@ -86,7 +86,7 @@ func (r *round) scale() bool {
 		waiting := 0
 		for _, p := range pd {
 			var ch bool
-			r.actions, ch = lifecycle.AppendRemovePod(r.actions, cs, p, r.claims().ClaimsOfPod(p), "PreparingDelete pod")
+			r.actions, ch = lifecycle.AppendRemovePod(r.actions, cs, p, nil, r.claims().ClaimsOfPod(p), "PreparingDelete pod")
 			if ch {
 				changed = true
 			} else {
@@ -120,7 +120,7 @@ func (r *round) scale() bool {
 		changed := false
 		for _, p := range kept {
 			var ch bool
-			r.actions, ch = lifecycle.AppendRemovePod(r.actions, cs, p, r.claims().ClaimsOfPod(p), "specified delete")
+			r.actions, ch = lifecycle.AppendRemovePod(r.actions, cs, p, nil, r.claims().ClaimsOfPod(p), "specified delete")
 			changed = changed || ch
 		}
 		if changed {
@@ -146,7 +146,7 @@ func (r *round) scale() bool {
 		r.actions = slices.Grow(r.actions, len(del))
 		for _, i := range del {
 			var ch bool
-			r.actions, ch = lifecycle.AppendRemovePod(r.actions, cs, r.observed[i], r.claims().ClaimsOfID(r.idOf(i)), "scale in")
+			r.actions, ch = lifecycle.AppendRemovePod(r.actions, cs, r.observed[i], r.removalFacts(i), r.claims().ClaimsOfID(r.idOf(i)), "scale in")
 			changed = changed || ch
 		}
 		return changed
@@ -189,6 +189,16 @@ func (r *round) spendReadyBudgetAt(pods []int, budget int) (kept, waiting []int)
 		}
 	}
 	return kept, waiting
+}
+
+// removalFacts returns the lifecycle.RemovalFacts of observed pod i a
+// Tracker keeps (nil without a Tracker: the pod is read).
+func (r *round) removalFacts(i int) *lifecycle.RemovalFacts {
+	if r.recs == nil {
+		return nil
+	}
+	rec := &r.recs[r.keyAt[i]]
+	return &lifecycle.RemovalFacts{State: rec.state, PreDeleteHooked: rec.flags&recPreDeleteHooked != 0}
 }
 
 // podsAt returns the observed pods of the indexes at.

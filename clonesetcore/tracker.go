@@ -78,6 +78,9 @@ type Tracker struct {
 	// changed: Plan reads every pod's priority and scatter flags again
 	// (ordering.PodKeys.ReadPriority, ReadScatter).
 	prioStale bool
+	// hookStale is set when the CloneSet's preDelete hook changed: Plan
+	// computes every record's recPreDeleteHooked again.
+	hookStale bool
 	// updatedFor is the update revision the records' updated flag was
 	// computed for.
 	updatedFor string
@@ -224,6 +227,9 @@ const (
 	recInGrace                             // in an in-place grace period
 	recRefresh                             // the refresh step has work for it
 	recLive                                // the slot holds a pod
+	// recPreDeleteHooked: lifecycle.AnyHooked(the CloneSet's preDelete
+	// hook, pod), as of the last reading (see hookStale).
+	recPreDeleteHooked
 )
 
 // objects is a set of named objects with their list in name order, rebuilt
@@ -301,6 +307,9 @@ func (t *Tracker) SetCloneSet(cs *model.CloneSet) {
 	}
 	if old == nil || !reflect.DeepEqual(priorityStrategy(old), priorityStrategy(cs)) || !reflect.DeepEqual(scatterStrategy(old), scatterStrategy(cs)) {
 		t.prioStale = true
+	}
+	if old == nil || !reflect.DeepEqual(preDeleteHook(old), preDeleteHook(cs)) {
+		t.hookStale = true
 	}
 	if old == nil || old.UID != cs.UID || old.Name != cs.Name {
 		t.claims = nil
@@ -592,6 +601,9 @@ func (t *Tracker) read(p *model.Pod, keys *ordering.PodKeys) podRecord {
 	if t.cs != nil {
 		keys.ReadPriority(priorityStrategy(t.cs), p)
 		keys.ReadScatter(scatterStrategy(t.cs), p)
+		if lifecycle.AnyHooked(preDeleteHook(t.cs), p) {
+			rec.flags |= recPreDeleteHooked
+		}
 	}
 	rec.updated = model.RevisionMatches(rec.revLabel, t.updatedFor)
 	return rec
@@ -711,7 +723,8 @@ func (t *Tracker) refreshRecords(update string) {
 			}
 		}
 		t.rereadAll = false
-		t.updatedFor = "" // read used the old update revision
+		t.hookStale = false // read did the hooks
+		t.updatedFor = ""   // read used the old update revision
 		t.inventory.valid = false
 	}
 	if t.classStale {
@@ -724,6 +737,18 @@ func (t *Tracker) refreshRecords(update string) {
 		}
 		t.classStale = false
 		t.inventory.valid = false
+	}
+	if t.hookStale {
+		h := preDeleteHook(t.cs)
+		for i, p := range t.pods {
+			if p != nil {
+				t.recs[i].flags &^= recPreDeleteHooked
+				if lifecycle.AnyHooked(h, p) {
+					t.recs[i].flags |= recPreDeleteHooked
+				}
+			}
+		}
+		t.hookStale = false
 	}
 	if t.prioStale {
 		ps, ss := priorityStrategy(t.cs), scatterStrategy(t.cs)
@@ -769,6 +794,7 @@ func (t *Tracker) classifyPods(r *round) {
 	r.delScratch = &t.delScratch
 	r.updScratch = &t.updScratch
 	r.bufs = &t.bufs
+	r.recs = t.recs
 	// The notes' set of the previous plan, emptied, holds those of this
 	// one (the notes themselves go to the Result).
 	if t.bufs.seen == nil {
@@ -838,6 +864,14 @@ func (t *Tracker) classifyPods(r *round) {
 	r.inventory = &t.inventory
 	t.nodeIndex.byName = t.nodes.byName
 	r.nodes = &t.nodeIndex
+}
+
+// preDeleteHook returns the CloneSet's preDelete hook, or nil.
+func preDeleteHook(cs *model.CloneSet) *model.LifecycleHook {
+	if l := cs.Spec.Lifecycle; l != nil {
+		return l.PreDelete
+	}
+	return nil
 }
 
 // priorityStrategy returns the CloneSet's update priority strategy, or nil.

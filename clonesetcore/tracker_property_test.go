@@ -3,6 +3,7 @@ package clonesetcore_test
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -153,14 +154,15 @@ func idsAndNodes(pods []*model.Pod) (ids, nodes []string) {
 
 // mutatePod returns a changed copy of p: one of the facts the planner reads
 // (lifecycle state, revision, readiness, specified delete, phase,
-// termination, selector labels, owner, instance id, node) changed; ids and
+// termination, selector labels, owner, instance id, node, preDelete
+// finalizer) changed; ids and
 // nodes are the instance ids and node names to pick from.
 func mutatePod(src source, p *model.Pod, revs, ids, nodes []string) *model.Pod {
 	q := p.DeepCopy()
 	if q.Labels == nil {
 		q.Labels = map[string]string{}
 	}
-	switch src.intn("podChange", 11) {
+	switch src.intn("podChange", 12) {
 	case 0:
 		q.Labels[model.LabelLifecycleState] = pick(src, "state", model.StateNormal, model.StatePreparingDelete,
 			model.StatePreparingUpdate, model.StateUpdating, model.StateUpdated, model.StatePreparingNormal, "Weird")
@@ -204,6 +206,12 @@ func mutatePod(src source, p *model.Pod, revs, ids, nodes []string) *model.Pod {
 		}
 	case 10: // the node: none, another pod's, or one no Node object names
 		q.Spec.NodeName = pick(src, "node", append([]string{"", "node-missing"}, nodes...)...)
+	case 11: // the preDelete hook's finalizer comes or goes
+		if i := slices.Index(q.Finalizers, hookFinalizer); i >= 0 {
+			q.Finalizers = slices.Delete(q.Finalizers, i, i+1)
+		} else {
+			q.Finalizers = append(q.Finalizers, hookFinalizer)
+		}
 	}
 	return q
 }
@@ -214,7 +222,7 @@ func mutatePod(src source, p *model.Pod, revs, ids, nodes []string) *model.Pod {
 // grace period.
 func mutateCloneSet(src source, cs, other *model.CloneSet, pods []*model.Pod) *model.CloneSet {
 	c := cs.DeepCopy()
-	switch src.intn("csChange", 9) {
+	switch src.intn("csChange", 10) {
 	case 0:
 		r := int32(src.intn("replicas", 12))
 		c.Spec.Replicas = &r
@@ -261,6 +269,20 @@ func mutateCloneSet(src source, cs, other *model.CloneSet, pods []*model.Pod) *m
 			ru.PodUpdatePolicy = pick(src, "policy", model.PolicyReCreate, model.PolicyInPlaceIfPossible, model.PolicyInPlaceOnly)
 			ru.InPlaceUpdateStrategy = &model.InPlaceUpdateStrategy{GracePeriodSeconds: int32(src.intn("grace", 3) * 5)}
 		}
+	case 9: // the preDelete hook: none, by finalizer, by label
+		l := &model.Lifecycle{}
+		if c.Spec.Lifecycle != nil {
+			*l = *c.Spec.Lifecycle // c is a deep copy already
+		}
+		switch src.intn("preDelete", 3) {
+		case 0:
+			l.PreDelete = nil
+		case 1:
+			l.PreDelete = &model.LifecycleHook{FinalizersHandler: []string{hookFinalizer}}
+		default:
+			l.PreDelete = &model.LifecycleHook{LabelsHandler: map[string]string{"prio": "p1"}}
+		}
+		c.Spec.Lifecycle = l
 	}
 	return c
 }

@@ -20,22 +20,44 @@ import (
 //   - otherwise the pod is deleted with the given PVCs (T12): one DeletePod; changed.
 //     deletePVCs is copied as given (the caller orders it).
 func RemovePod(cs *model.CloneSet, p *model.Pod, deletePVCs []string, reason string) (actions []model.Action, changed bool) {
-	acts, changed := AppendRemovePod(nil, cs, p, deletePVCs, reason)
+	acts, changed := AppendRemovePod(nil, cs, p, nil, deletePVCs, reason)
 	if len(acts) == 0 {
 		return nil, changed
 	}
 	return acts, changed
 }
 
+// RemovalFacts are what RemovePod reads of a pod besides its name, for a
+// caller that knows them already (clonesetcore.Tracker keeps them per pod):
+// AppendRemovePod then reads the pod only when it goes to PreparingDelete
+// (for the not-ready key and the reason).
+type RemovalFacts struct {
+	// State is the pod's lifecycle state label (model.Pod.LifecycleState).
+	State string
+	// PreDeleteHooked is AnyHooked(spec.lifecycle.preDelete, pod) for the
+	// CloneSet given.
+	PreDeleteHooked bool
+}
+
 // AppendRemovePod is RemovePod appending its action to dst (which it
 // returns, grown), for a caller collecting the actions of many pods without
-// a slice per pod.
-func AppendRemovePod(dst []model.Action, cs *model.CloneSet, p *model.Pod, deletePVCs []string, reason string) ([]model.Action, bool) {
+// a slice per pod. facts, when not nil, are the pod's RemovalFacts, which
+// are then not read from the pod.
+func AppendRemovePod(dst []model.Action, cs *model.CloneSet, p *model.Pod, facts *RemovalFacts, deletePVCs []string, reason string) ([]model.Action, bool) {
 	if cs == nil || p == nil {
 		return dst, false
 	}
-	if l := cs.Spec.Lifecycle; l != nil && AnyHooked(l.PreDelete, p) {
-		from := p.LifecycleState()
+	var f RemovalFacts
+	if facts != nil {
+		f = *facts
+	} else {
+		f.State = p.LifecycleState()
+		if l := cs.Spec.Lifecycle; l != nil {
+			f.PreDeleteHooked = AnyHooked(l.PreDelete, p)
+		}
+	}
+	if l := cs.Spec.Lifecycle; l != nil && f.PreDeleteHooked {
+		from := f.State
 		eff, key := NotReadyEffect(p, model.StatePreparingDelete, l.PreDelete.MarkPodNotReady)
 		if from == model.StatePreparingDelete {
 			if !eff {
@@ -54,7 +76,7 @@ func AppendRemovePod(dst []model.Action, cs *model.CloneSet, p *model.Pod, delet
 		}), true
 	}
 	why := reason
-	if p.LifecycleState() == model.StatePreparingDelete {
+	if f.State == model.StatePreparingDelete {
 		why += ": preDelete hook released"
 	}
 	return append(dst, model.Action{
