@@ -39,8 +39,12 @@ func (o Options) checkTotal(inputs []input) error {
 	return nil
 }
 
-// readAll reads r up to the limit, refusing more.
-func (o Options) readAll(r io.Reader, source string) ([]byte, error) {
+// ReadAll reads r to its end, refusing an input larger than the limit
+// (Options.MaxInputBytes) once the limit is passed, without reading the
+// rest: what Load and LoadAll do with their reader, for a caller that reads
+// an input once for several uses (the CLI's standard input). source names
+// the input in errors.
+func (o Options) ReadAll(r io.Reader, source string) ([]byte, error) {
 	limit := o.maxInputBytes()
 	data, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
@@ -63,7 +67,7 @@ func (o Options) readFile(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return o.readAll(f, path)
+	return o.ReadAll(f, path)
 }
 
 // Bounds of a Simulation document (LoadSimulation), the sizes of a real

@@ -29,6 +29,9 @@ func TestMaxInputBytes(t *testing.T) {
 		{"Load", func(o Options) error { _, err := o.Load(bytes.NewReader(doc), "in.yaml"); return err }},
 		{"LoadFiles file", func(o Options) error { _, err := o.LoadFiles([]string{path}, nil); return err }},
 		{"LoadFiles stdin", func(o Options) error { _, err := o.LoadFiles([]string{"-"}, bytes.NewReader(doc)); return err }},
+		{"LoadAll", func(o Options) error { _, err := o.LoadAll(bytes.NewReader(doc), "in.yaml"); return err }},
+		{"LoadAllFiles stdin", func(o Options) error { _, err := o.LoadAllFiles([]string{"-"}, bytes.NewReader(doc)); return err }},
+		{"ReadAll", func(o Options) error { _, err := o.ReadAll(bytes.NewReader(doc), "in.yaml"); return err }},
 	}
 	for _, e := range entries {
 		t.Run(e.name, func(t *testing.T) {
@@ -48,6 +51,34 @@ func TestMaxInputBytes(t *testing.T) {
 	}
 	if DefaultMaxInputBytes != 1<<30 || (Options{}).maxInputBytes() != DefaultMaxInputBytes {
 		t.Fatal("default limit")
+	}
+}
+
+// endless is a reader that never ends (an input piped from a process that
+// never stops writing).
+type endless struct{}
+
+func (endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = '#'
+	}
+	return len(p), nil
+}
+
+// TestEndlessInput: the readers stop at the limit instead of reading an
+// endless input (LoadAll read its reader to the end before the limit
+// applied, and so did the CLI's standard input).
+func TestEndlessInput(t *testing.T) {
+	o := Options{MaxInputBytes: 1 << 20}
+	for name, read := range map[string]func() error{
+		"Load":         func() error { _, err := o.Load(endless{}, "-"); return err },
+		"LoadAll":      func() error { _, err := o.LoadAll(endless{}, "-"); return err },
+		"ReadAll":      func() error { _, err := o.ReadAll(endless{}, "-"); return err },
+		"LoadAllFiles": func() error { _, err := o.LoadAllFiles([]string{"-"}, endless{}); return err },
+	} {
+		if err := read(); err == nil || !strings.Contains(err.Error(), "limit of 1048576 bytes") {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
 }
 

@@ -76,7 +76,7 @@ func LoadFiles(paths []string, stdin io.Reader) (*model.Scenario, error) {
 
 // Load is the package-level Load with these options.
 func (o Options) Load(r io.Reader, source string) (*model.Scenario, error) {
-	data, err := o.readAll(r, source)
+	data, err := o.ReadAll(r, source)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +114,7 @@ func (o Options) readInputs(paths []string, stdin io.Reader) ([]input, error) {
 			if stdin == nil {
 				return nil, errors.New("-: no standard input")
 			}
-			data, err := o.readAll(stdin, "-")
+			data, err := o.ReadAll(stdin, "-")
 			if err != nil {
 				return nil, err
 			}

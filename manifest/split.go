@@ -69,9 +69,9 @@ func LoadAllFiles(paths []string, stdin io.Reader) ([]*model.Scenario, error) {
 // Bad input is an error naming the object and field, as for Load; two
 // CloneSets with one namespace and name, or with one uid, are bad input too.
 func (o Options) LoadAll(r io.Reader, source string) ([]*model.Scenario, error) {
-	data, err := io.ReadAll(r)
+	data, err := o.ReadAll(r, source)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", source, err)
+		return nil, err
 	}
 	return o.LoadAllBytes(data, source)
 }

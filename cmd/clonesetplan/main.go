@@ -161,20 +161,22 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
-	// Standard input is read once: the scenario loader and the simulate
-	// command's Simulation document both read these bytes.
+	// Standard input is read once (up to the loader's size limit): the
+	// scenario loader and the simulate command's Simulation document both
+	// read these bytes.
+	load := manifest.Options{SkipBudgetRule: opts.skipBudgetRule}
 	for _, f := range opts.files {
 		if f == "-" {
-			data, err := io.ReadAll(stdin)
+			data, err := load.ReadAll(stdin, "standard input")
 			if err != nil {
-				fmt.Fprintf(stderr, "clonesetplan %s: reading standard input: %v\n", cmd.name, err)
+				fmt.Fprintf(stderr, "clonesetplan %s: %v\n", cmd.name, err)
 				return exitInput
 			}
 			opts.stdin = data
 			break
 		}
 	}
-	scns, err := manifest.Options{SkipBudgetRule: opts.skipBudgetRule}.LoadAllFiles(opts.files, bytes.NewReader(opts.stdin))
+	scns, err := load.LoadAllFiles(opts.files, bytes.NewReader(opts.stdin))
 	if err == nil {
 		scns, err = selectCloneSet(scns, opts.cloneSet)
 	}
