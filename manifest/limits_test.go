@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -108,5 +109,51 @@ func TestSimulationBounds(t *testing.T) {
 		case c.want != "" && s != nil && s.NodeCount > MaxSimulationNodes:
 			t.Errorf("%s: node count %d kept", c.field, s.NodeCount)
 		}
+	}
+}
+
+// mergeChain returns a List of n pods whose labels each merge the previous
+// pod's labels (YAML merge keys): pod i's labels are i merges deep.
+func mergeChain(n int) string {
+	var b strings.Builder
+	b.WriteString("---\napiVersion: v1\nkind: List\nitems:\n")
+	for i := range n {
+		fmt.Fprintf(&b, "- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: p%d\n    namespace: default\n", i)
+		if i == 0 {
+			b.WriteString("    labels: &l0 {app: sample, k0: v}\n")
+		} else {
+			fmt.Fprintf(&b, "    labels: &l%d {<<: *l%d, k%d: v}\n", i, i-1, i)
+		}
+	}
+	return b.String()
+}
+
+// TestMergeKeyBounds: members that merge keys beyond the loader's bounds
+// would leave out are an error naming the field, not a silently smaller
+// object (they were dropped without an error): 16 merges deep load, 17 do
+// not; nor does a merge key met after 16,384 members were visited.
+func TestMergeKeyBounds(t *testing.T) {
+	s, err := LoadBytes([]byte(beta(selTpl)+mergeChain(17)), "in.yaml")
+	if err != nil {
+		t.Fatalf("16 merges deep: %v", err)
+	}
+	if p := s.Pods[16]; p.Labels["k0"] != "v" || p.Labels["k16"] != "v" || len(p.Labels) != 17+1 {
+		t.Fatalf("16 merges deep: labels %v", p.Labels)
+	}
+	_, err = LoadBytes([]byte(beta(selTpl)+mergeChain(18)), "in.yaml")
+	if err == nil || !strings.Contains(err.Error(), "merge keys") || !strings.Contains(err.Error(), "metadata.labels") {
+		t.Fatalf("17 merges deep: %v", err)
+	}
+	// A merge source of more members than the work bound, which merges a
+	// further mapping: that last merge is beyond the bound.
+	var big strings.Builder
+	big.WriteString("---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: big\n  namespace: default\n  ownerReferences: [&c {kind: ReplicaSet, name: rs, uid: u, controller: true}]\n  annotations: &a\n    <<: *c\n")
+	for i := range maxMergeWork + 1 {
+		fmt.Fprintf(&big, "    k%d: v\n", i)
+	}
+	big.WriteString("  labels: {<<: *a, app: sample}\n")
+	_, err = LoadBytes([]byte(beta(selTpl)+big.String()), "in.yaml")
+	if err == nil || !strings.Contains(err.Error(), "merge keys") {
+		t.Fatalf("a merge of %d members: %v", maxMergeWork+1, err)
 	}
 }

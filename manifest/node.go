@@ -92,15 +92,31 @@ func isMergeKey(k *yaml.Node) bool {
 // merge keys ("<<: *base", "<<: [*a, *b]") appended when the mapping does not
 // set them itself; an earlier merge source wins over a later one.
 func pairsOf(n *yaml.Node) []pair {
+	p, _ := mergedPairs(n)
+	return p
+}
+
+// mergedPairs is pairsOf, also reporting whether a merge key was left out
+// because it lies beyond the bounds (maxMergeDepth, maxMergeWork): the
+// members are then incomplete, which the decoder reports as an error.
+func mergedPairs(n *yaml.Node) (pairs []pair, cut bool) {
 	work := maxMergeWork
-	return collectPairs(n, 0, &work)
+	pairs = collectPairs(n, 0, &work, &cut)
+	return pairs, cut
 }
 
 // maxMergeWork bounds the members one pairsOf call visits through merge keys
-// (a mapping merging itself several times would otherwise cost exponential time).
-const maxMergeWork = 1 << 14
+// (a mapping merging itself several times would otherwise cost exponential
+// time); maxMergeDepth bounds the merges of merges.
+const (
+	maxMergeWork  = 1 << 14
+	maxMergeDepth = 16
+)
 
-func collectPairs(n *yaml.Node, depth int, work *int) []pair {
+// mergeCutMessage is the decoder's error for members left out by mergedPairs.
+var mergeCutMessage = fmt.Sprintf("YAML merge keys (<<) beyond the loader's bounds (merges of merges %d deep, %d members visited): some members would be left out; write them out", maxMergeDepth, maxMergeWork)
+
+func collectPairs(n *yaml.Node, depth int, work *int, cut *bool) []pair {
 	*work -= len(n.Content) / 2
 	direct := make([]pair, 0, len(n.Content)/2)
 	var merged []pair
@@ -110,18 +126,19 @@ func collectPairs(n *yaml.Node, depth int, work *int) []pair {
 			direct = append(direct, pair{n.Content[i], n.Content[i+1]})
 			continue
 		}
-		if depth >= 16 || *work <= 0 {
+		if depth >= maxMergeDepth || *work <= 0 {
+			*cut = true
 			continue
 		}
 		src := resolve(n.Content[i+1])
 		switch {
 		case src == nil:
 		case src.Kind == yaml.MappingNode:
-			merged = append(merged, collectPairs(src, depth+1, work)...)
+			merged = append(merged, collectPairs(src, depth+1, work, cut)...)
 		case src.Kind == yaml.SequenceNode:
 			for _, c := range src.Content {
 				if m := resolve(c); m != nil && m.Kind == yaml.MappingNode {
-					merged = append(merged, collectPairs(m, depth+1, work)...)
+					merged = append(merged, collectPairs(m, depth+1, work, cut)...)
 				}
 			}
 		}
@@ -236,7 +253,11 @@ func (v value) get(key string) value {
 		found = v.n.Content[i+1]
 	}
 	if found == nil && hasMerge {
-		for _, pr := range pairsOf(v.n) {
+		pairs, cut := mergedPairs(v.n)
+		if cut {
+			v.d.errorf(v.n, v.path, "%s", mergeCutMessage)
+		}
+		for _, pr := range pairs {
 			if k := resolve(pr.k); k != nil && k.Value == key {
 				found = pr.v
 				break
@@ -289,7 +310,10 @@ func (v value) entries() []entry {
 	}
 	pairs := directPairs(v.n)
 	if pairs == nil {
-		pairs = pairsOf(v.n)
+		var cut bool
+		if pairs, cut = mergedPairs(v.n); cut {
+			v.d.errorf(v.n, v.path, "%s", mergeCutMessage)
+		}
 	}
 	if !v.d.spend(v.n, v.path, len(pairs)) {
 		return nil
@@ -595,7 +619,10 @@ func (d *decoder) treeRec(n *yaml.Node, base string, segs *[]treeSeg) any {
 	}
 	switch n.Kind {
 	case yaml.MappingNode:
-		pairs := pairsOf(n)
+		pairs, cut := mergedPairs(n)
+		if cut {
+			d.errorf(n, d.treePath(base, *segs), "%s", mergeCutMessage)
+		}
 		m := make(map[string]any, len(pairs))
 		for _, pr := range pairs {
 			k := resolve(pr.k)
