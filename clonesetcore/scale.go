@@ -42,14 +42,15 @@ func (r *round) scale() bool {
 	cs := r.cs
 	b := r.budget
 	// S1: planned deletions.
-	var sd, pd []*model.Pod
+	var sd []int // indexes in r.observed
+	var pd []*model.Pod
 	specifiedPD := map[*model.Pod]bool{} // PreparingDelete pods that are specified-delete
 	numToDelete := 0
 	for i, p := range r.observed {
 		isSD := r.info[i].specified
 		isPD := r.info[i].state == model.StatePreparingDelete
 		if isSD {
-			sd = append(sd, p)
+			sd = append(sd, i)
 		}
 		if isPD {
 			pd = append(pd, p)
@@ -105,22 +106,22 @@ func (r *round) scale() bool {
 	for _, p := range pd {
 		inPD[p.Name] = true
 	}
-	var d []*model.Pod
-	for _, p := range sd {
-		if !inPD[p.Name] {
-			d = append(d, p)
+	var d []int
+	for _, i := range sd {
+		if !inPD[r.observed[i].Name] {
+			d = append(d, i)
 		}
 	}
 	kept, skipped := r.spendReadyBudget(d, b.DeleteReadyLimit)
 	if len(skipped) > 0 {
 		r.notes.add("specified delete of %s waits: deleteReadyLimit is %d (maxUnavailable %d + %d pods - %d replicas - %d unavailable)",
-			podNames(skipped), b.DeleteReadyLimit, b.MaxUnavailable, len(r.observed), r.replicas, r.unavailableCount())
+			podNames(r.podsAt(skipped)), b.DeleteReadyLimit, b.MaxUnavailable, len(r.observed), r.replicas, r.unavailableCount())
 	}
 	if len(kept) > 0 {
 		changed := false
-		for _, p := range kept {
+		for _, i := range kept {
 			var ch bool
-			r.actions, ch = lifecycle.AppendRemovePod(r.actions, cs, p, nil, r.claims().ClaimsOfPod(p), "specified delete")
+			r.actions, ch = lifecycle.AppendRemovePod(r.actions, cs, r.observed[i], r.removalFacts(i), r.claims().ClaimsOfID(r.idOf(i)), "specified delete")
 			changed = changed || ch
 		}
 		if changed {
@@ -137,7 +138,7 @@ func (r *round) scale() bool {
 		// S5 had nothing to delete, so the whole deleteReadyLimit is left.
 		// The pods are handled by observed index, their facts read from
 		// r.info (and the instance ids a Tracker read).
-		del, wait := r.spendReadyBudgetAt(r.choosePodsToDelete(b), b.DeleteReadyLimit)
+		del, wait := r.spendReadyBudget(r.choosePodsToDelete(b), b.DeleteReadyLimit)
 		if len(wait) > 0 {
 			r.notes.add("scale-in waits for %s: deleteReadyLimit is %d because %d pods are not yet available (maxUnavailable %d, minReadySeconds %d)",
 				podNames(r.podsAt(wait)), b.DeleteReadyLimit, r.unavailableCount(), b.MaxUnavailable, cs.Spec.MinReadySeconds)
@@ -154,28 +155,12 @@ func (r *round) scale() bool {
 	return false
 }
 
-// spendReadyBudget walks pods in order: pods not ready (ReadyForBudget) are
-// always kept, ready pods while the budget lasts; the rest wait
-// (scale-and-budgets 4.3 S5, S6: the ready-pod delete budget).
-func (r *round) spendReadyBudget(pods []*model.Pod, budget int) (kept, waiting []*model.Pod) {
-	for _, p := range pods {
-		switch {
-		case !partition.ReadyForBudget(p, r.now):
-			kept = append(kept, p)
-		case budget > 0:
-			kept = append(kept, p)
-			budget--
-		default:
-			waiting = append(waiting, p)
-		}
-	}
-	return kept, waiting
-}
-
-// spendReadyBudgetAt is spendReadyBudget for observed pods given by index
-// in r.observed, from r.info (ReadyForBudget is IsAvailable(0, now): status
-// ready in lifecycle state "" or Normal).
-func (r *round) spendReadyBudgetAt(pods []int, budget int) (kept, waiting []int) {
+// spendReadyBudget walks observed pods (indexes in r.observed) in order:
+// pods not ready for the budget are always kept, ready pods while the budget
+// lasts; the rest wait (scale-and-budgets 4.3 S5, S6: the ready-pod delete
+// budget). Ready for the budget is partition.ReadyForBudget, IsAvailable(0,
+// now): status ready in lifecycle state "" or Normal, read from r.info.
+func (r *round) spendReadyBudget(pods []int, budget int) (kept, waiting []int) {
 	for _, i := range pods {
 		in := &r.info[i]
 		switch {
