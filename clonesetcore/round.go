@@ -302,7 +302,13 @@ func (r *round) read(p *model.Pod) podInfo {
 // counted once per variant only when the two variants differ.
 func (r *round) computeBudgets() {
 	puau := r.gates.PreparingUpdateAsUpdate
-	classes := make([]partition.PodClass, len(r.info))
+	var classes []partition.PodClass
+	if r.bufs != nil {
+		r.bufs.classes = slices.Grow(r.bufs.classes[:0], len(r.info))
+		classes = r.bufs.classes[:len(r.info)]
+	} else {
+		classes = make([]partition.PodClass, len(r.info))
+	}
 	for i, in := range r.info {
 		classes[i] = partition.PodClass{
 			Updated:         in.updated || (puau && in.state == model.StatePreparingUpdate), // partition.ScaleVariant

@@ -8,6 +8,7 @@ import (
 	"github.com/clonecore/cloneset/lifecycle"
 	"github.com/clonecore/cloneset/model"
 	"github.com/clonecore/cloneset/ordering"
+	"github.com/clonecore/cloneset/partition"
 )
 
 // update runs the update phase (update-and-ordering 2.1): refresh every pod, stop
@@ -153,17 +154,19 @@ func (r *round) refresh() bool {
 	// The per-pod steps are pure: they run in input order (sequential
 	// memory), and their results are applied in canonical order.
 	// Only the pods read as needing it are refreshed (podInfo.refresh).
-	type indexed struct {
-		i   int // index in r.observed
-		res refreshResult
+	var results []indexedRefresh
+	if r.bufs != nil {
+		results = r.bufs.refreshed[:0]
+		defer func() { clear(results); r.bufs.refreshed = results[:0] }()
 	}
-	var results []indexed
 	for j, p := range r.byInput.observed {
 		if i := r.byInput.position[j]; r.info[i].refresh {
-			results = append(results, indexed{i, r.refreshPod(p, r.info[i].state)})
+			results = append(results, indexedRefresh{i, r.refreshPod(p, r.info[i].state)})
 		}
 	}
-	slices.SortFunc(results, func(a, b indexed) int { return a.i - b.i })
+	if !r.byInput.canonical {
+		slices.SortFunc(results, func(a, b indexedRefresh) int { return a.i - b.i })
+	}
 	changed := false
 	for k := range results {
 		res, p := &results[k].res, r.observed[results[k].i]
@@ -183,6 +186,12 @@ func (r *round) refresh() bool {
 		}
 	}
 	return changed
+}
+
+// indexedRefresh is the refresh result of observed pod i.
+type indexedRefresh struct {
+	i   int // index in r.observed
+	res refreshResult
 }
 
 // refreshResult is what the refresh step decides for one pod.
@@ -230,6 +239,8 @@ type roundBuffers struct {
 	upd, old                  []*model.Pod    // the scale-in groups
 	updAt, oldAt              []int
 	updObs, oldObs            []int
+	classes                   []partition.PodClass // computeBudgets
+	refreshed                 []indexedRefresh     // refresh (cleared after use)
 }
 
 // candidates selects the pods waiting for update (update-and-ordering 2.4,
