@@ -107,3 +107,56 @@ func BenchmarkTrackerEvent(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkTrackerPlanFedByEvents is BenchmarkTrackerPlan's update world at
+// 100,000 pods with the Tracker told of each object by one event, the pods
+// in the generator's order (not by name), instead of by Sync: "renumbered"
+// lets the Tracker move its pods to slots in name order (it does so when it
+// rebuilds its name order), "scattered" keeps the slots in the order the
+// pods came (SetRenumberMin above the number of pods).
+func BenchmarkTrackerPlanFedByEvents(b *testing.B) {
+	s := worldgen.Update(1, 100_000)
+	for _, c := range []struct {
+		name string
+		min  int
+	}{{"renumbered", 1024}, {"scattered", 1 << 30}} {
+		b.Run(c.name, func(b *testing.B) {
+			defer clonesetcore.SetRenumberMin(clonesetcore.SetRenumberMin(c.min))
+			tr := clonesetcore.NewTracker(s.Gates, s.Controller)
+			tr.SetCloneSet(s.CloneSet)
+			for _, r := range s.Revisions {
+				tr.SetRevision(r)
+			}
+			for _, n := range s.Nodes {
+				tr.SetNode(n)
+			}
+			for _, c := range s.PVCs {
+				tr.SetPVC(c)
+			}
+			for _, p := range s.Pods {
+				tr.SetPod(p)
+			}
+			if _, err := tr.Plan(s.Now); err != nil { // the first plan rebuilds the name order
+				b.Fatal(err)
+			}
+			p := tr.Scenario(s.Now).Pods[len(s.Pods)/2]
+			q := p.DeepCopy()
+			for i := range q.Status.Conditions {
+				q.Status.Conditions[i].LastTransitionTime = q.Status.Conditions[i].LastTransitionTime.Add(-1e9)
+			}
+			versions := [2]*model.Pod{q, p}
+			cpu := processCPUTime()
+			k := 0
+			for b.Loop() {
+				tr.SetPod(versions[k&1])
+				k++
+				if _, err := tr.Plan(s.Now); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if end := processCPUTime(); end > cpu {
+				b.ReportMetric(float64(end-cpu)/float64(b.N), "cpu-ns/op")
+			}
+		})
+	}
+}

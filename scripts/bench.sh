@@ -3,7 +3,8 @@
 # them with the growth ratios between sizes. Usage:
 #
 #   scripts/bench.sh                 # Plan (100 to 100k pods), Tracker (1k to 100k pods,
-#                                    # one event then Plan; one event), Load (10k), ranking
+#                                    # one event then Plan; one event; 100k fed by events),
+#                                    # Load (10k), ranking
 #   scripts/bench.sh -count=5        # extra flags go to go test
 #
 # Nothing here runs in plain `go test ./...`: benchmarks only run with -bench.
@@ -12,7 +13,7 @@ cd "$(dirname "$0")/.."
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 go test -run='^$' -bench='^BenchmarkPlan$' -benchmem -timeout=60m "$@" ./clonesetcore/ | tee "$out"
-go test -run='^$' -bench='^BenchmarkTrackerPlan$|^BenchmarkTrackerEvent$' -benchmem -timeout=60m "$@" ./clonesetcore/ | tee -a "$out"
+go test -run='^$' -bench='^BenchmarkTrackerPlan$|^BenchmarkTrackerEvent$|^BenchmarkTrackerPlanFedByEvents$' -benchmem -timeout=60m "$@" ./clonesetcore/ | tee -a "$out"
 go test -run='^$' -bench='^BenchmarkLoad$' -benchmem "$@" ./manifest/ | tee -a "$out"
 go test -run='^$' -bench='^BenchmarkRankForDeletion$|^BenchmarkFirstForDeletion$|^BenchmarkSortForUpdate$' -benchmem "$@" ./ordering/ | tee -a "$out"
 
