@@ -50,10 +50,11 @@ import (
 // per record without reading the pods. Plan costs O(n log n) like Plan on a
 // scenario, but reads records instead of pods, in name order: Sync gives new
 // pods slots in name order, and pods told one by one in another order are
-// moved to slots in name order when the Tracker rebuilds its name order (at
-// most once every n/8 pod additions and deletions). Plan is pure: it reads no
-// clock and its result depends only on the final set of objects, not on the
-// order of the events. A Tracker is not safe for concurrent use.
+// moved to slots in name order by the first Plan after the Tracker rebuilt
+// its name order (at most once every n/8 pod additions and deletions). Plan
+// changes no object it was given, and its result is pure: it reads no clock
+// and depends only on the final set of objects, not on the order of the
+// events. A Tracker is not safe for concurrent use.
 type Tracker struct {
 	gates      model.FeatureGates
 	controller model.ControllerFlags
