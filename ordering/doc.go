@@ -50,6 +50,19 @@
 //     one sort by (priority, default keys); the scatter and PreparingUpdate
 //     passes are linear.
 //
+// # Callers that keep facts between calls
+//
+// A caller that ranks the same pods again and again (clonesetcore.Tracker)
+// can pass what it read once: the keys of each pod (ReadKeys, PodKeys; by
+// index with KeyIndex), an id for each pod's node (PodKeys.SetNodeID with
+// DeletionOptions.NodeNames), and a scratch (DeletionScratch,
+// UpdateScratch) that lends its buffers from call to call and remembers the
+// order the last call found, by KeyIndex value, so that the next sort reads
+// its input almost sorted and finishes in close to linear time.
+// FirstIndexesForDeletion returns positions instead of pods. None of these
+// changes a result: the orders are strict total orders, whatever order the
+// input is read in (TestPropPodKeys checks each against the plain call).
+//
 // Nil entries of the input slices are ignored: they do not appear in the
 // output. The functions never modify their inputs.
 package ordering
