@@ -17,6 +17,9 @@ import (
 // pod's entry.
 type decisionCache struct {
 	entries []*cachedDecision // by Tracker slot
+	// quiet records, by Tracker slot, that the refresh step had nothing to
+	// do for the pod (see refreshIsQuiet).
+	quiet []quietRefresh
 	// revGen counts the resolutions of the Tracker's revisions (the
 	// revisions handed to the decisions).
 	revGen uint64
@@ -35,10 +38,24 @@ type cachedDecision struct {
 	requeue time.Duration
 }
 
+// quietRefresh is what a refresh step with nothing to do for a pod outside
+// an in-place grace period was computed from. Outside a grace period the
+// refresh step (inplace.Refresh, inplace.Completed, lifecycle.RefreshInState)
+// reads the clock only to stamp an update it applies, so "nothing to do"
+// holds at any time while the pod, the CloneSet, the update revision and
+// the gates stay the same.
+type quietRefresh struct {
+	pod    *model.Pod
+	cs     *model.CloneSet
+	update string
+	gates  model.FeatureGates
+}
+
 // grow makes room for slot i.
 func (c *decisionCache) grow(i int32) {
 	for int(i) >= len(c.entries) {
 		c.entries = append(c.entries, nil)
+		c.quiet = append(c.quiet, quietRefresh{})
 	}
 }
 
@@ -46,6 +63,21 @@ func (c *decisionCache) grow(i int32) {
 func (c *decisionCache) forget(i int32) {
 	if int(i) < len(c.entries) {
 		c.entries[i] = nil
+		c.quiet[i] = quietRefresh{}
+	}
+}
+
+// refreshIsQuiet reports whether the refresh step had nothing to do for the
+// pod of slot i when computed from k.
+func (c *decisionCache) refreshIsQuiet(i int, k quietRefresh) bool {
+	return i < len(c.quiet) && c.quiet[i] == k
+}
+
+// setRefreshQuiet records that the refresh step had nothing to do for the
+// pod of slot i, computed from k.
+func (c *decisionCache) setRefreshQuiet(i int, k quietRefresh) {
+	if i < len(c.quiet) {
+		c.quiet[i] = k
 	}
 }
 

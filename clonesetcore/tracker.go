@@ -702,15 +702,16 @@ func (t *Tracker) renumberIfScattered() {
 	recs := make([]podRecord, n)
 	keys := make([]ordering.PodKeys, n)
 	entries := make([]*cachedDecision, n)
+	quiet := make([]quietRefresh, n)
 	for k, i := range t.order {
 		pods[k], recs[k], keys[k] = t.pods[i], t.recs[i], t.keys[i]
 		if int(i) < len(t.decisions.entries) {
-			entries[k] = t.decisions.entries[i]
+			entries[k], quiet[k] = t.decisions.entries[i], t.decisions.quiet[i]
 		}
 		t.slot[recs[k].name] = int32(k)
 		t.order[k] = int32(k)
 	}
-	t.pods, t.recs, t.keys, t.decisions.entries = pods, recs, keys, entries
+	t.pods, t.recs, t.keys, t.decisions.entries, t.decisions.quiet = pods, recs, keys, entries, quiet
 	t.free = t.free[:0]
 }
 

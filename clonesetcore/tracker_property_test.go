@@ -269,18 +269,25 @@ func mutateCloneSet(src source, cs, other *model.CloneSet, pods []*model.Pod) *m
 			ru.PodUpdatePolicy = pick(src, "policy", model.PolicyReCreate, model.PolicyInPlaceIfPossible, model.PolicyInPlaceOnly)
 			ru.InPlaceUpdateStrategy = &model.InPlaceUpdateStrategy{GracePeriodSeconds: int32(src.intn("grace", 3) * 5)}
 		}
-	case 9: // the preDelete hook: none, by finalizer, by label
+	case 9: // a lifecycle hook (preDelete, preNormal, inPlaceUpdate): none, by finalizer, by label
 		l := &model.Lifecycle{}
 		if c.Spec.Lifecycle != nil {
 			*l = *c.Spec.Lifecycle // c is a deep copy already
 		}
-		switch src.intn("preDelete", 3) {
-		case 0:
-			l.PreDelete = nil
+		var h *model.LifecycleHook
+		switch src.intn("hookHandler", 3) {
 		case 1:
-			l.PreDelete = &model.LifecycleHook{FinalizersHandler: []string{hookFinalizer}}
+			h = &model.LifecycleHook{FinalizersHandler: []string{hookFinalizer}}
+		case 2:
+			h = &model.LifecycleHook{LabelsHandler: map[string]string{"prio": "p1"}}
+		}
+		switch src.intn("hook", 3) {
+		case 0:
+			l.PreDelete = h
+		case 1:
+			l.PreNormal = h
 		default:
-			l.PreDelete = &model.LifecycleHook{LabelsHandler: map[string]string{"prio": "p1"}}
+			l.InPlaceUpdate = h
 		}
 		c.Spec.Lifecycle = l
 	}
@@ -611,5 +618,79 @@ func TestTrackerStrategyChanges(t *testing.T) {
 			tr.SetGates(g)
 			trackerPlanJSON(t, tr, s.Now, fmt.Sprintf("gate %s %v", name, on))
 		}
+	}
+}
+
+// TestTrackerKeptRefresh: the Tracker remembers the pods for which the
+// refresh step had nothing to do; a change of what that was computed from
+// other than the pod (the CloneSet's hooks, the update revision) must make
+// the next plan refresh them again. A pod waits in PreparingNormal on a
+// preNormal hook that is then removed; another waits in PreparingUpdate at
+// a revision that then becomes the update revision again (a CloneSet
+// change); a third at the revision name derived from the template, which
+// becomes the update revision when the stored revision equal to the
+// template goes (a revision event, the CloneSet unchanged).
+func TestTrackerKeptRefresh(t *testing.T) {
+	derivedA := model.RevisionName("web", model.TemplateHash(podTemplate(revA).Raw, 0))
+	w := newWorld(5,
+		pod("web-a", revB), pod("web-b", revB),
+		pod("web-c", revB, state(model.StatePreparingNormal)),
+		pod("web-d", revA, state(model.StatePreparingUpdate)),
+		pod("web-e", derivedA, state(model.StatePreparingUpdate)),
+	).atRest(revB)
+	w.cs.Spec.Lifecycle = &model.Lifecycle{PreNormal: &model.LifecycleHook{FinalizersHandler: []string{hookFinalizer}}}
+	tr := clonesetcore.NewTracker(w.s.Gates, w.s.Controller)
+	tr.Sync(w.s)
+	for i := range 2 { // the second plan is the one that uses what the first kept
+		trackerPlanJSON(t, tr, w.s.Now, fmt.Sprint("plan ", i))
+	}
+	cs := tr.CloneSet().DeepCopy()
+	cs.Spec.Lifecycle = &model.Lifecycle{}
+	tr.SetCloneSet(cs)
+	if got := trackerPlanJSON(t, tr, w.s.Now, "after the preNormal hook went"); !bytes.Contains(got, []byte(`"pod":"web-c"`)) {
+		t.Fatalf("web-c is not refreshed once its preNormal hook went:\n%s", got)
+	}
+	cs = cs.DeepCopy()
+	cs.Spec.Lifecycle.PreNormal = &model.LifecycleHook{FinalizersHandler: []string{hookFinalizer}}
+	tr.SetCloneSet(cs)
+	trackerPlanJSON(t, tr, w.s.Now, "after the hook came back")
+	cs = cs.DeepCopy()
+	cs.Spec.Template = podTemplate(revA) // web-d's revision is the update revision again
+	tr.SetCloneSet(cs)
+	if got := trackerPlanJSON(t, tr, w.s.Now, "after the template went back to web-d's revision"); !bytes.Contains(got, []byte(`"pod":"web-d"`)) {
+		t.Fatalf("web-d is not refreshed once its revision is the update revision:\n%s", got)
+	}
+	tr.SetPod(tr.Pod("web-d").DeepCopy()) // web-d's transition done: the CloneSet stays
+	for i := range 2 {
+		trackerPlanJSON(t, tr, w.s.Now, fmt.Sprint("plan ", i, " before the revision goes"))
+	}
+	tr.DeleteRevision(revA)
+	if got := trackerPlanJSON(t, tr, w.s.Now, "after the stored revision equal to the template went"); !bytes.Contains(got, []byte(`"pod":"web-e"`)) {
+		t.Fatalf("web-e is not refreshed once its revision is the update revision:\n%s", got)
+	}
+}
+
+// TestTrackerKeptRefreshGates: a pod Updating a resize whose completion
+// depends on the InPlaceWorkloadVerticalScaling gate (on: the resources must
+// show in the status, which they do not; off: they are not checked) waits
+// while the gate is on, and is refreshed once it goes off.
+func TestTrackerKeptRefreshGates(t *testing.T) {
+	w := newWorld(3, pod("web-a", revB), pod("web-b", revB),
+		pod("web-c", revB, state(model.StateUpdating),
+			annotate(model.AnnotationInPlaceUpdateState, `{"revision":"`+revB+`","updateResources":true}`)),
+	).atRest(revB)
+	w.s.Gates.InPlaceWorkloadVerticalScaling = true
+	tr := clonesetcore.NewTracker(w.s.Gates, w.s.Controller)
+	tr.Sync(w.s)
+	for i := range 2 {
+		if got := trackerPlanJSON(t, tr, w.s.Now, fmt.Sprint("plan ", i)); bytes.Contains(got, []byte(`"pod":"web-c"`)) {
+			t.Fatalf("web-c's resize is complete with the gate on:\n%s", got)
+		}
+	}
+	gates := w.s.Gates
+	gates.InPlaceWorkloadVerticalScaling = false
+	tr.SetGates(gates)
+	if got := trackerPlanJSON(t, tr, w.s.Now, "after the gate went off"); !bytes.Contains(got, []byte(`"pod":"web-c"`)) {
+		t.Fatalf("web-c is not refreshed once the gate went off:\n%s", got)
 	}
 }

@@ -160,9 +160,25 @@ func (r *round) refresh() bool {
 		defer func() { clear(results); r.bufs.refreshed = results[:0] }()
 	}
 	for j, p := range r.byInput.observed {
-		if i := r.byInput.position[j]; r.info[i].refresh {
-			results = append(results, indexedRefresh{i, r.refreshPod(p, r.info[i].state)})
+		i := r.byInput.position[j]
+		if !r.info[i].refresh {
+			continue
 		}
+		// A Tracker remembers the pods outside a grace period for which the
+		// step had nothing to do (decisionCache.refreshIsQuiet).
+		var quiet quietRefresh
+		keep := r.decisions != nil && !r.info[i].inGrace
+		if keep {
+			quiet = quietRefresh{pod: p, cs: r.cs, update: r.revs.update.Name, gates: r.gates}
+			if r.decisions.refreshIsQuiet(r.keyAt[i], quiet) {
+				continue
+			}
+		}
+		res := r.refreshPod(p, r.info[i].state)
+		if keep && res.err == nil && res.wait == 0 && len(res.patches) == 0 && len(res.actions) == 0 {
+			r.decisions.setRefreshQuiet(r.keyAt[i], quiet)
+		}
+		results = append(results, indexedRefresh{i, res})
 	}
 	if !r.byInput.canonical {
 		slices.SortFunc(results, func(a, b indexedRefresh) int { return a.i - b.i })
