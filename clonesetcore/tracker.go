@@ -26,10 +26,12 @@ import (
 // instead of reading every pod again. Between plans it keeps what the events
 // did not change: the update decision of each pod it updates (until the
 // pod, the CloneSet, the revisions or the gates change: the decision does
-// not depend on the clock), the PVC inventory (until a pod's kind or
-// instance id, a PVC or the CloneSet changes), and the last update and
-// deletion orders, from which the next sorts start almost sorted (they
-// change only the speed, never the result). Tracker.Plan(now) returns
+// not depend on the clock), the pods for which the refresh step had nothing
+// to do outside an in-place grace period (likewise), the PVC inventory
+// (until a pod's kind or instance id, a PVC or the CloneSet changes), and
+// the last update and deletion orders, from which the next sorts start
+// almost sorted (they change only the speed, never the result).
+// Tracker.Plan(now) returns
 // exactly what Plan returns on Scenario(now), the same objects as a
 // scenario: the same actions in the same order, the same status, requeue
 // and notes, byte for byte.
