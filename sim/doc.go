@@ -99,7 +99,10 @@
 //     blocks while the unavailable pods cannot recover (nothing is deleted in
 //     a round that wants to scale out, and the update budget is not positive
 //     while under-replicated); a pod stranded in PreparingUpdate when no
-//     update is due for it any more; and the in-place roll-back
+//     update is due for it any more; with PreparingUpdateAsUpdate, a pod in
+//     PreparingUpdate at an old revision that the scale phase counts as
+//     updated (no surge pod) and the update phase cannot update (no
+//     unavailability budget without the surge pod); and the in-place roll-back
 //     (CloneSetPartitionRollback) of a pod with an inPlaceUpdate hook, which
 //     the update step moves into PreparingUpdate to go back to the current
 //     revision and the next refresh returns from it, because T6 compares the

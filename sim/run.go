@@ -555,8 +555,16 @@ func (s *Simulator) finish(o Outcome, reason string) {
 //   - a pod waits in PreparingUpdate although no update is due any more (the
 //     partition was raised, or the update became a roll-back): only the update
 //     step or a return to the update revision (T6) take a pod out of
-//     PreparingUpdate (LSV 1.7), so it stays unavailable.
+//     PreparingUpdate (LSV 1.7), so it stays unavailable;
+//   - with PreparingUpdateAsUpdate, a pod waits in PreparingUpdate at an old
+//     revision: the scale phase counts it as updated and creates no surge pod,
+//     while the update phase counts it as old and has no unavailability budget
+//     to update it (U + |Pods| - R is 0 without the surge pod), so it stays
+//     unavailable (scale-and-budgets 8.11).
 func (s *Simulator) upstreamGap() string {
+	if pod := s.surgeWithheldForPreparingUpdate(); pod != "" {
+		return "upstream deadlock: with PreparingUpdateAsUpdate, pod " + pod + " waits in PreparingUpdate at an old revision; the scale phase counts it as updated and creates no surge pod, while the update phase counts it as old and has no unavailability budget to update it (updateMaxUnavailable 0 without the surge pod) (scale-and-budgets 8.11)"
+	}
 	if s.scaleOutDeadlock() {
 		return "upstream deadlock: a scale-out is due but scaleStrategy.maxUnavailable allows no creation while pods are unavailable, and those pods cannot become available: nothing is deleted in a round that wants to scale out, and the update budget is not positive while under-replicated (scale-and-budgets 3.4, 3.7, 4.3 S3)"
 	}
@@ -618,6 +626,31 @@ func (s *Simulator) strandedPreparingUpdate() string {
 	}
 	ru := s.cluster.cs.Spec.UpdateStrategy.RollingUpdate
 	if ub.UpdateNum > 0 && ru != nil && !ru.Paused {
+		return ""
+	}
+	for _, p := range s.cluster.Pods() {
+		if p.IsActive() && p.LifecycleState() == model.StatePreparingUpdate && !revMatch(p.Labels[model.LabelRevisionHash], last.Plan.UpdateRevision) {
+			return p.Name
+		}
+	}
+	return ""
+}
+
+// surgeWithheldForPreparingUpdate returns a pod of the last round that is in
+// PreparingUpdate at an old revision while the round did nothing, the two
+// budget variants differ (PreparingUpdateAsUpdate), the update variant wants
+// a surge pod that the scale variant does not create, and the update
+// variant admits no update (updateMaxUnavailable not positive); or "".
+func (s *Simulator) surgeWithheldForPreparingUpdate() string {
+	if len(s.steps) == 0 {
+		return ""
+	}
+	last := s.steps[len(s.steps)-1]
+	ub := last.Plan.UpdateBudget
+	if len(last.Plan.Actions) > 0 || ub == nil {
+		return ""
+	}
+	if b := last.Plan.Budget; b.ScaleUp > 0 || ub.ScaleUp <= 0 || ub.UpdateNum <= 0 || ub.UpdateMaxUnavailable > 0 {
 		return ""
 	}
 	for _, p := range s.cluster.Pods() {

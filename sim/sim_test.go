@@ -414,3 +414,23 @@ func TestUpstreamGapStrandedPreparingUpdate(t *testing.T) {
 		t.Errorf("outcome %s, convergence waiver %q", res.Outcome, res.Invariants[4].Waived)
 	}
 }
+
+// TestUpstreamGapPreparingUpdateAsUpdateSurge: with PreparingUpdateAsUpdate,
+// maxSurge 1 and maxUnavailable 0, a second image change arrives while a
+// pod waits in PreparingUpdate for its first: the scale phase counts that
+// pod as updated (it removes the old pod the surge pod replaced and creates
+// no surge pod), the update phase counts it as old and has no budget left
+// (found by TestPropertyRandomRollouts).
+func TestUpstreamGapPreparingUpdateAsUpdateSurge(t *testing.T) {
+	hook := &model.LifecycleHook{LabelsHandler: map[string]string{"example.io/serving": "true"}}
+	preNormal := &model.LifecycleHook{LabelsHandler: map[string]string{"example.io/warm": "true"}}
+	scn := webScenario(webOptions{replicas: 2, maxSurge: intOrPct("1"), maxUnav: intOrPct("2"),
+		labels: map[string]string{"example.io/serving": "true"}, lifecycle: &model.Lifecycle{InPlaceUpdate: hook, PreNormal: preNormal}})
+	scn.Gates.PreparingUpdateAsUpdate = true
+	cfg := DefaultConfig()
+	cfg.Events = []Event{at(0, Change{Image: "web:v2"}), at(1, Change{Image: "web:v3"}), at(2, Change{MaxUnavailable: intOrPct("20%")})}
+	res := mustRun(t, scn, cfg)
+	if res.Outcome == Converged || !strings.HasPrefix(res.Invariants[4].Waived, "upstream deadlock: with PreparingUpdateAsUpdate") {
+		t.Errorf("outcome %s, convergence waiver %q", res.Outcome, res.Invariants[4].Waived)
+	}
+}
