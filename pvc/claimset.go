@@ -9,7 +9,6 @@ import "github.com/clonecore/cloneset/model"
 type ClaimSet struct {
 	ids   *idTable // the instance ids of every PVC (idClaim)
 	owned []claim  // owned, non-terminating, one per name, canonical order
-	count int      // PVCs read
 }
 
 // NewClaimSet reads the PVCs of a scenario as NewInventory does: the ids of
@@ -18,20 +17,27 @@ type ClaimSet struct {
 // is owned.
 func NewClaimSet(cs *model.CloneSet, pvcs []*model.PVC) *ClaimSet {
 	s := &ClaimSet{ids: newIDTable(len(pvcs))}
+	s.owned = readClaims(cs, pvcs, s.ids)
+	return s
+}
+
+// readClaims reads pvcs, every PVC of a scenario: it adds the instance id of
+// each to ids (idClaim) and returns the PVCs owned by cs without a
+// deletionTimestamp, deduplicated by name in canonical order (nil entries
+// are skipped).
+func readClaims(cs *model.CloneSet, pvcs []*model.PVC, ids *idTable) []claim {
 	all := make([]claim, 0, len(pvcs))
 	for i, c := range pvcs {
 		if c == nil {
 			continue
 		}
-		s.count++
 		k := newClaim(c, InstanceIDOf(c), i)
-		s.ids.addClaim(&k, idClaim)
+		ids.addClaim(&k, idClaim)
 		if IsOwnedBy(c, cs) && c.DeletionTimestamp.IsZero() {
 			all = append(all, k)
 		}
 	}
-	s.owned = dedupeClaims(all)
-	return s
+	return dedupeClaims(all)
 }
 
 // NewInventoryFrom returns the Inventory NewInventory(cs, pods, pvcs) returns

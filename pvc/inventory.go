@@ -53,18 +53,7 @@ type RoundPods struct {
 func NewInventory(cs *model.CloneSet, pods RoundPods, pvcs []*model.PVC) *Inventory {
 	x := &Inventory{cs: cs, ids: newIDTable(max(len(pods.Observed)+len(pods.Released)+len(pods.Inactive), len(pvcs)))}
 	x.addPods(pods)
-	all := make([]claim, 0, len(pvcs))
-	for i, c := range pvcs {
-		if c == nil {
-			continue
-		}
-		k := newClaim(c, InstanceIDOf(c), i)
-		x.ids.addClaim(&k, idClaim)
-		if IsOwnedBy(c, cs) && c.DeletionTimestamp.IsZero() {
-			all = append(all, k)
-		}
-	}
-	x.owned = dedupeClaims(all)
+	x.owned = readClaims(cs, pvcs, x.ids)
 	return x
 }
 
