@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -83,11 +84,11 @@ func matchExpressions(exprs []LabelSelectorRequirement, labels map[string]string
 		got, ok := labels[e.Key]
 		switch e.Operator {
 		case OpIn:
-			if !ok || !contains(e.Values, got) {
+			if !ok || !slices.Contains(e.Values, got) {
 				return false
 			}
 		case OpNotIn:
-			if ok && contains(e.Values, got) {
+			if ok && slices.Contains(e.Values, got) {
 				return false
 			}
 		case OpExists:
@@ -140,15 +141,6 @@ func (m LabelMatcher) Matches(labels map[string]string) bool {
 		}
 	}
 	return matchExpressions(m.sel.MatchExpressions, labels)
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // String is the canonical Kubernetes string form ("app=x,tier in (a,b)"):

@@ -478,7 +478,7 @@ func patchPod(p *model.Pod, body any, pt PatchType) error {
 			}
 			if pt == PatchStrategicMerge { // a set union, keeping the pod's own
 				for _, n := range names {
-					if !contains(p.Finalizers, n) {
+					if !slices.Contains(p.Finalizers, n) {
 						p.Finalizers = append(p.Finalizers, n)
 					}
 				}
@@ -520,15 +520,6 @@ func orEmpty(v any) any {
 		return map[string]any{}
 	}
 	return v
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func patchContainer(p *model.Pod, c map[string]any, i int) error {

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -190,7 +191,7 @@ func specifiedDelete(cs *model.CloneSet, p *model.Pod) bool {
 	if _, ok := p.Labels[model.LabelSpecifiedDelete]; ok {
 		return true
 	}
-	return contains(cs.Spec.ScaleStrategy.PodsToDelete, p.Name)
+	return slices.Contains(cs.Spec.ScaleStrategy.PodsToDelete, p.Name)
 }
 
 // budgetOf resolves R, S and U from the spec (scale-and-budgets 1.4, 1.5),

@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/clonecore/cloneset/model"
@@ -60,7 +61,7 @@ func (c *Cluster) Change(ch Change) (string, error) {
 	picked := c.pickPodsToDelete(ch.PickPodsToDelete, spec.ScaleStrategy.PodsToDelete)
 	if len(ch.PodsToDelete) > 0 || len(picked) > 0 {
 		for _, n := range append(append([]string(nil), ch.PodsToDelete...), picked...) {
-			if !contains(spec.ScaleStrategy.PodsToDelete, n) {
+			if !slices.Contains(spec.ScaleStrategy.PodsToDelete, n) {
 				spec.ScaleStrategy.PodsToDelete = append(spec.ScaleStrategy.PodsToDelete, n)
 			}
 		}
@@ -141,7 +142,7 @@ func (c *Cluster) pickPodsToDelete(n int, listed []string) []string {
 	var cands []string
 	for _, name := range c.podNames() {
 		p := c.pods[name]
-		if p.IsActive() && !contains(listed, name) {
+		if p.IsActive() && !slices.Contains(listed, name) {
 			cands = append(cands, name)
 		}
 	}

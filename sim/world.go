@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -610,7 +611,7 @@ func removeMarkers(p *model.Pod, h *model.LifecycleHook) {
 	}
 	var keep []string
 	for _, f := range p.Finalizers {
-		if !contains(h.FinalizersHandler, f) {
+		if !slices.Contains(h.FinalizersHandler, f) {
 			keep = append(keep, f)
 		}
 	}
@@ -619,20 +620,11 @@ func removeMarkers(p *model.Pod, h *model.LifecycleHook) {
 
 func addFinalizers(have, add []string) []string {
 	for _, f := range add {
-		if !contains(have, f) {
+		if !slices.Contains(have, f) {
 			have = append(have, f)
 		}
 	}
 	return have
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func (c *Cluster) nodeLost(e event) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -297,7 +298,7 @@ func (h *harness) cluster() (changed bool) {
 			hooked = true
 		case p.Labels[model.LabelLifecycleState] == model.StatePreparingDelete:
 			for _, f := range p.Finalizers {
-				if contains(hookFinalizers, f) {
+				if slices.Contains(hookFinalizers, f) {
 					hooked = true
 				} else {
 					keep = append(keep, f)
@@ -329,15 +330,6 @@ func (h *harness) cluster() (changed bool) {
 		}
 	}
 	return changed
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // kubelet advances a pod's status by one step; false when it has none to take.
