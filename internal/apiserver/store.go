@@ -332,15 +332,11 @@ func (s *Store) Patch(resource, namespace, name, subresource, patchType string, 
 		return nil, errorf(ReasonNotFound, "unknown subresource %q of %s", subresource, resource)
 	}
 	k := Key{resource, namespace, name}
-	cur, ok := s.objects[k]
-	if !ok {
-		return nil, errorf(ReasonNotFound, "%s %q not found", resource, name)
-	}
-	if err := checkPreconditions(cur, k, pre); err != nil {
+	cur, err := s.existing(k, pre)
+	if err != nil {
 		return nil, err
 	}
 	var patched Object
-	var err error
 	switch patchType {
 	case MergePatchType:
 		patched, err = ApplyMergePatch(cur, body)
@@ -432,11 +428,8 @@ func (s *Store) Delete(resource, namespace, name string, pre *Preconditions) (Ob
 		return nil, err
 	}
 	k := Key{resource, namespace, name}
-	cur, ok := s.objects[k]
-	if !ok {
-		return nil, errorf(ReasonNotFound, "%s %q not found", resource, name)
-	}
-	if err := checkPreconditions(cur, k, pre); err != nil {
+	cur, err := s.existing(k, pre)
+	if err != nil {
 		return nil, err
 	}
 	if len(finalizers(cur)) > 0 {
@@ -452,4 +445,18 @@ func (s *Store) Delete(resource, namespace, name string, pre *Preconditions) (Ob
 	delete(s.objects, k)
 	s.journal = append(s.journal, Op{VerbDelete, k})
 	return nil, nil
+}
+
+// existing returns the stored object of key k, NotFound when there is none,
+// Conflict when the preconditions pre do not hold (what a write to an
+// existing object checks first).
+func (s *Store) existing(k Key, pre *Preconditions) (Object, error) {
+	cur, ok := s.objects[k]
+	if !ok {
+		return nil, errorf(ReasonNotFound, "%s %q not found", k.Resource, k.Name)
+	}
+	if err := checkPreconditions(cur, k, pre); err != nil {
+		return nil, err
+	}
+	return cur, nil
 }
