@@ -158,13 +158,12 @@ func (r *round) scale() bool {
 // spendReadyBudget walks observed pods (indexes in r.observed) in order:
 // pods not ready for the budget are always kept, ready pods while the budget
 // lasts; the rest wait (scale-and-budgets 4.3 S5, S6: the ready-pod delete
-// budget). Ready for the budget is partition.ReadyForBudget, IsAvailable(0,
-// now): status ready in lifecycle state "" or Normal, read from r.info.
+// budget), ready for the budget (partition.ReadyForBudgetOf) from r.info.
 func (r *round) spendReadyBudget(pods []int, budget int) (kept, waiting []int) {
 	for _, i := range pods {
 		in := &r.info[i]
 		switch {
-		case !(in.ready && (in.state == "" || in.state == model.StateNormal)):
+		case !partition.ReadyForBudgetOf(in.ready, in.state):
 			kept = append(kept, i)
 		case budget > 0:
 			kept = append(kept, i)

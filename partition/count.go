@@ -130,9 +130,18 @@ func IsUpdated(p *model.Pod, updateRevision string, gates model.FeatureGates, v 
 // Available(p, 0), the availability test with minReadySeconds ignored. The
 // scale phase charges deleteReadyLimit only for pods that pass it, so a pod that
 // is Ready but not yet past minReadySeconds is unavailable for the counters yet
-// ready for charging [quirk]. A nil pod is not ready.
+// ready for charging [quirk]. A nil pod is not ready. now plays no part
+// (minReadySeconds is ignored); it is kept for callers.
 func ReadyForBudget(p *model.Pod, now time.Time) bool {
-	return p != nil && p.IsAvailable(0, now)
+	return p != nil && ReadyForBudgetOf(p.IsStatusReady(), p.LifecycleState())
+}
+
+// ReadyForBudgetOf is ReadyForBudget from facts of the pod read already:
+// statusReady is model.Pod.IsStatusReady, state its lifecycle state label.
+// Available(p, 0) is status ready in lifecycle state "" or Normal (the
+// clock plays no part without minReadySeconds).
+func ReadyForBudgetOf(statusReady bool, state string) bool {
+	return statusReady && (state == "" || state == model.StateNormal)
 }
 
 // PodClass is what Count reads of one observed pod: the inputs of its row
