@@ -290,7 +290,7 @@ func (r *round) read(p *model.Pod) podInfo {
 		state:     state,
 		updated:   model.RevisionMatches(p.RevisionLabel(), r.revs.update.Name),
 		specified: p.HasSpecifiedDeleteLabel(),
-		available: (state == "" || state == model.StateNormal) && updateReady, // model.Pod.IsAvailable
+		available: model.AvailableState(state) && updateReady, // model.Pod.IsAvailable
 		ready:     statusReady,
 		inGrace:   inGrace,
 		refresh:   inPlaceRefresh || lifecycle.RefreshNeeded(state, hasHash),

@@ -844,7 +844,7 @@ func (t *Tracker) classifyPods(r *round) {
 				state:     rec.state,
 				updated:   rec.updated,
 				specified: rec.flags&recSpecified != 0,
-				available: (rec.state == "" || rec.state == model.StateNormal) && updateReady,
+				available: model.AvailableState(rec.state) && updateReady,
 				ready:     ready,
 				inGrace:   rec.flags&recInGrace != 0,
 				refresh:   rec.flags&recRefresh != 0,

@@ -121,9 +121,12 @@ func (p *Pod) IsUpdateReady(minReadySeconds int32, now time.Time) bool {
 // IsAvailable is the CloneSet notion of availability used by budgets, status and
 // deletion ranking: lifecycle state "" or Normal and IsUpdateReady.
 func (p *Pod) IsAvailable(minReadySeconds int32, now time.Time) bool {
-	s := p.LifecycleState()
-	return (s == "" || s == StateNormal) && p.IsUpdateReady(minReadySeconds, now)
+	return AvailableState(p.LifecycleState()) && p.IsUpdateReady(minReadySeconds, now)
 }
+
+// AvailableState reports whether a pod in lifecycle state s (the label's
+// value, "" when absent) can be available (IsAvailable): "" or Normal.
+func AvailableState(s string) bool { return s == "" || s == StateNormal }
 
 // IsStatusReady is the status counters' notion of ready: Running, Ready True, and
 // InPlaceUpdateReady absent or True (lifecycle state ignored).

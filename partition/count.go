@@ -141,7 +141,7 @@ func ReadyForBudget(p *model.Pod, now time.Time) bool {
 // Available(p, 0) is status ready in lifecycle state "" or Normal (the
 // clock plays no part without minReadySeconds).
 func ReadyForBudgetOf(statusReady bool, state string) bool {
-	return statusReady && (state == "" || state == model.StateNormal)
+	return statusReady && model.AvailableState(state)
 }
 
 // PodClass is what Count reads of one observed pod: the inputs of its row
@@ -181,7 +181,7 @@ func Count(in Input, v Variant) Counters {
 			Updated:         (puau && state == model.StatePreparingUpdate) || p.InRevision(in.UpdateRevision),
 			PreparingDelete: state == model.StatePreparingDelete,
 			SpecifiedDelete: p.HasSpecifiedDeleteLabel() || del[p.Name],
-			Available:       (state == "" || state == model.StateNormal) && p.IsUpdateReady(m, in.Now),
+			Available:       model.AvailableState(state) && p.IsUpdateReady(m, in.Now),
 		})
 	}
 	return t.counters()
