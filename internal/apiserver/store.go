@@ -118,20 +118,12 @@ func (s *Store) Now() string { return s.now }
 // object are errors.
 func Load(data []byte) (*Store, error) {
 	s := NewStore("")
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	for n := 1; ; n++ {
-		var node yaml.Node
-		err := dec.Decode(&node)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("document %d: %v", n, err)
-		}
-		v, err := yamlToJSON(&node)
-		if err != nil {
-			return nil, fmt.Errorf("document %d: %v", n, err)
-		}
+	docs, err := DecodeYAMLStream(data)
+	if err != nil {
+		return nil, err
+	}
+	for i, v := range docs {
+		n := i + 1
 		if v == nil {
 			continue
 		}
@@ -150,6 +142,30 @@ func Load(data []byte) (*Store, error) {
 		}
 	}
 	return s, nil
+}
+
+// DecodeYAMLStream decodes a stream of YAML documents (JSON is YAML) into
+// JSON trees, one per document (nil for an empty one), reading scalars as
+// the library's loader does (YAML 1.2: `y` and `on` are strings; a
+// timestamp stays the string it was written as).
+func DecodeYAMLStream(data []byte) ([]any, error) {
+	var docs []any
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for n := 1; ; n++ {
+		var node yaml.Node
+		err := dec.Decode(&node)
+		if errors.Is(err, io.EOF) {
+			return docs, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("document %d: %v", n, err)
+		}
+		v, err := yamlToJSON(&node)
+		if err != nil {
+			return nil, fmt.Errorf("document %d: %v", n, err)
+		}
+		docs = append(docs, v)
+	}
 }
 
 // Add puts an object into the store as it is (no timestamps, uid or
