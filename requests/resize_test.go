@@ -67,15 +67,35 @@ func TestServerVersionOption(t *testing.T) {
 	}
 }
 
-// resizeWorld is a CloneSet "web" with the vertical-scaling gate, updated in
-// place, whose template differs from revision web-1 (image nginx:1, cpu
-// 250m/1 and memory 256Mi/512Mi, the template's resizePolicy) by change.
-func resizeWorld(image, cpuRequest, resizePolicy string, grace int) string {
-	container := func(image, cpu string) string {
-		return `{name: main, image: "` + image + `", resizePolicy: [` + resizePolicy + `],
-        resources: {requests: {cpu: "` + cpu + `", memory: 256Mi}, limits: {cpu: "1", memory: 512Mi}}}`
+// resizeContainer is a container of a resize world: image, resizePolicy
+// entries, and cpu and memory requests and limits.
+type resizeContainer struct {
+	name, image, policy             string
+	cpu, memory, cpuLimit, memLimit string
+}
+
+// resizeWorldSpec describes a resize world: a CloneSet "web" in namespace
+// prod with the vertical-scaling gate, updated in place (InPlaceIfPossible,
+// maxUnavailable, grace period), whose template has the containers cur, and
+// pods web-a, web-b, ... at revision web-1, whose template has the
+// containers old.
+type resizeWorldSpec struct {
+	pods, maxUnavailable, grace int
+	old, cur                    []resizeContainer
+}
+
+// text renders the world as a scenario stream.
+func (w resizeWorldSpec) text() string {
+	containers := func(cs []resizeContainer, indent string) string {
+		var b strings.Builder
+		for _, c := range cs {
+			fmt.Fprintf(&b, "%s- {name: %s, image: %q, resizePolicy: [%s], resources: {requests: {cpu: %q, memory: %q}, limits: {cpu: %q, memory: %q}}}\n",
+				indent, c.name, c.image, c.policy, c.cpu, c.memory, c.cpuLimit, c.memLimit)
+		}
+		return b.String()
 	}
-	return `apiVersion: clonesetcore/v1alpha1
+	var b strings.Builder
+	fmt.Fprintf(&b, `apiVersion: clonesetcore/v1alpha1
 kind: Scenario
 now: "2026-01-01T01:00:00Z"
 featureGates: {InPlaceWorkloadVerticalScaling: true}
@@ -84,19 +104,19 @@ apiVersion: apps.kruise.io/v1beta1
 kind: CloneSet
 metadata: {name: web, namespace: prod, uid: uid-web, generation: 2}
 spec:
-  replicas: 1
+  replicas: %d
   selector: {matchLabels: {app: web}}
   template:
     metadata: {labels: {app: web}}
     spec:
       containers:
-      - ` + container(image, cpuRequest) + `
-  updateStrategy:
+%s  updateStrategy:
     type: RollingUpdate
     rollingUpdate:
       podUpdatePolicy: InPlaceIfPossible
-      inPlaceUpdateStrategy: {gracePeriodSeconds: ` + fmt.Sprint(grace) + `}
-status: {observedGeneration: 1, replicas: 1, readyReplicas: 1, availableReplicas: 1, currentRevision: web-1, updateRevision: web-1}
+      maxUnavailable: %d
+      inPlaceUpdateStrategy: {gracePeriodSeconds: %d}
+status: {observedGeneration: 1, replicas: %d, readyReplicas: %d, availableReplicas: %d, currentRevision: web-1, updateRevision: web-1}
 ---
 apiVersion: apps/v1
 kind: ControllerRevision
@@ -109,29 +129,44 @@ data:
       metadata: {labels: {app: web}}
       spec:
         containers:
-        - ` + container("nginx:1", "250m") + `
----
+%s`, w.pods, containers(w.cur, "      "), w.maxUnavailable, w.grace, w.pods, w.pods, w.pods, containers(w.old, "        "))
+	for i := range w.pods {
+		fmt.Fprintf(&b, `---
 apiVersion: v1
 kind: Pod
 metadata:
-  name: web-a
+  name: web-%[1]c
   namespace: prod
-  uid: uid-web-a
-  creationTimestamp: "2026-01-01T00:00:00Z"
-  labels: {app: web, apps.kruise.io/cloneset-instance-id: a, controller-revision-hash: web-1, pod-template-hash: "1", lifecycle.apps.kruise.io/state: Normal}
+  uid: uid-web-%[1]c
+  creationTimestamp: "2026-01-01T00:00:0%[2]dZ"
+  labels: {app: web, apps.kruise.io/cloneset-instance-id: "%[1]c", controller-revision-hash: web-1, pod-template-hash: "1", lifecycle.apps.kruise.io/state: Normal}
   ownerReferences: [{apiVersion: apps.kruise.io/v1beta1, kind: CloneSet, name: web, uid: uid-web, controller: true}]
 spec:
   nodeName: n1
   readinessGates: [{conditionType: InPlaceUpdateReady}]
   containers:
-  - ` + container("nginx:1", "250m") + `
-status:
+%[3]sstatus:
   phase: Running
   conditions:
   - {type: Ready, status: "True", lastTransitionTime: "2026-01-01T00:01:00Z"}
   - {type: InPlaceUpdateReady, status: "True", lastTransitionTime: "2026-01-01T00:00:00Z"}
-  containerStatuses: [{name: main, image: "nginx:1", imageID: "sha-1", ready: true}]
-`
+  containerStatuses:
+`, 'a'+i, i, containers(w.old, "  "))
+		for _, c := range w.old {
+			fmt.Fprintf(&b, "  - {name: %s, image: %q, imageID: \"sha-%s\", ready: true}\n", c.name, c.image, c.image)
+		}
+	}
+	return b.String()
+}
+
+// resizeWorld is the resize world of one pod web-a with one container
+// "main" (image nginx:1, cpu 250m/1, memory 256Mi/512Mi, resizePolicy
+// policy) whose template sets its image and cpu request.
+func resizeWorld(image, cpuRequest, policy string, grace int) string {
+	old := resizeContainer{name: "main", image: "nginx:1", policy: policy, cpu: "250m", memory: "256Mi", cpuLimit: "1", memLimit: "512Mi"}
+	cur := old
+	cur.image, cur.cpu = image, cpuRequest
+	return resizeWorldSpec{pods: 1, maxUnavailable: 1, grace: grace, old: []resizeContainer{old}, cur: []resizeContainer{cur}}.text()
 }
 
 // describeRequests names requests one per entry: "patch pods/resize web-a
@@ -386,111 +421,41 @@ func TestWorldPodUpdateRule(t *testing.T) {
 
 // resizeWorldFrom decodes a world with the vertical-scaling gate whose
 // template changes the cpu, memory and image of some of its one or two
-// containers (cpu and memory only: the QoS class stays Burstable, so the
-// update is in place), with or without a grace period and a resizePolicy
-// that restarts a container.
+// containers (cpu and memory only, requests below limits: the QoS class
+// stays Burstable, so the update is in place), with or without a grace
+// period and a resizePolicy that restarts a container.
 func resizeWorldFrom(d *decisions) *model.Scenario {
 	cpus := []string{"100m", "250m", "500m", "1", "2"}
 	mems := []string{"64Mi", "128Mi", "256Mi", "1Gi", "2Gi"}
-	pods := 1 + d.next(4)
+	w := resizeWorldSpec{pods: 1 + d.next(4)}
 	names := []string{"main", "side"}[:1+d.next(2)]
-	grace := []int{0, 0, 30}[d.next(3)]
-	maxUnavailable := 1 + d.next(pods)
-	type ctr struct {
-		name, image, policy string
-		cpu, mem            int
+	w.grace = []int{0, 0, 30}[d.next(3)]
+	w.maxUnavailable = 1 + d.next(w.pods)
+	container := func(name, image, policy string, cpu, mem int) resizeContainer {
+		return resizeContainer{name: name, image: image, policy: policy, cpu: cpus[cpu], memory: mems[mem], cpuLimit: cpus[cpu+1], memLimit: mems[mem+1]}
 	}
-	var old, cur []ctr
 	for _, n := range names {
-		o := ctr{name: n, image: n + ":1", cpu: d.next(len(cpus) - 1), mem: d.next(len(mems) - 1)}
+		cpu, mem, policy := d.next(len(cpus)-1), d.next(len(mems)-1), ""
 		if d.next(3) == 0 {
-			o.policy = "{resourceName: cpu, restartPolicy: RestartContainer}"
+			policy = "{resourceName: cpu, restartPolicy: RestartContainer}"
 		}
-		c := o
+		w.old = append(w.old, container(n, n+":1", policy, cpu, mem))
 		if d.next(2) == 1 {
-			c.cpu = d.next(len(cpus) - 1)
+			cpu = d.next(len(cpus) - 1)
 		}
 		if d.next(2) == 1 {
-			c.mem = d.next(len(mems) - 1)
+			mem = d.next(len(mems) - 1)
 		}
+		image := n + ":1"
 		if d.next(3) == 0 {
-			c.image = n + ":2"
+			image = n + ":2"
 		}
-		old, cur = append(old, o), append(cur, c)
+		w.cur = append(w.cur, container(n, image, policy, cpu, mem))
 	}
-	containers := func(cs []ctr, indent string) string {
-		var b strings.Builder
-		for _, c := range cs {
-			fmt.Fprintf(&b, "%s- {name: %s, image: %q, resizePolicy: [%s], resources: {requests: {cpu: %q, memory: %q}, limits: {cpu: %q, memory: %q}}}\n",
-				indent, c.name, c.image, c.policy, cpus[c.cpu], mems[c.mem], cpus[c.cpu+1], mems[c.mem+1])
-		}
-		return b.String()
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, `apiVersion: clonesetcore/v1alpha1
-kind: Scenario
-now: "2026-01-01T01:00:00Z"
-featureGates: {InPlaceWorkloadVerticalScaling: true}
----
-apiVersion: apps.kruise.io/v1beta1
-kind: CloneSet
-metadata: {name: web, namespace: prod, uid: uid-web, generation: 2}
-spec:
-  replicas: %d
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers:
-%s  updateStrategy:
-    type: RollingUpdate
-    rollingUpdate:
-      podUpdatePolicy: InPlaceIfPossible
-      maxUnavailable: %d
-      inPlaceUpdateStrategy: {gracePeriodSeconds: %d}
-status: {observedGeneration: 1, replicas: %d, readyReplicas: %d, availableReplicas: %d, currentRevision: web-1, updateRevision: web-1}
----
-apiVersion: apps/v1
-kind: ControllerRevision
-metadata: {name: web-1, namespace: prod, uid: uid-rev1, labels: {app: web}}
-revision: 1
-data:
-  spec:
-    template:
-      $patch: replace
-      metadata: {labels: {app: web}}
-      spec:
-        containers:
-%s`, pods, containers(cur, "      "), maxUnavailable, grace, pods, pods, pods, containers(old, "        "))
-	for i := range pods {
-		fmt.Fprintf(&b, `---
-apiVersion: v1
-kind: Pod
-metadata:
-  name: web-%[1]d
-  namespace: prod
-  uid: uid-web-%[1]d
-  creationTimestamp: "2026-01-01T00:00:0%[1]dZ"
-  labels: {app: web, apps.kruise.io/cloneset-instance-id: "%[1]d", controller-revision-hash: web-1, pod-template-hash: "1", lifecycle.apps.kruise.io/state: Normal}
-  ownerReferences: [{apiVersion: apps.kruise.io/v1beta1, kind: CloneSet, name: web, uid: uid-web, controller: true}]
-spec:
-  nodeName: n1
-  readinessGates: [{conditionType: InPlaceUpdateReady}]
-  containers:
-%[2]sstatus:
-  phase: Running
-  conditions:
-  - {type: Ready, status: "True", lastTransitionTime: "2026-01-01T00:01:00Z"}
-  - {type: InPlaceUpdateReady, status: "True", lastTransitionTime: "2026-01-01T00:00:00Z"}
-  containerStatuses:
-`, i, containers(old, "  "))
-		for _, c := range old {
-			fmt.Fprintf(&b, "  - {name: %s, image: %q, imageID: \"sha-%s\", ready: true}\n", c.name, c.image, c.image)
-		}
-	}
-	scn, err := manifest.LoadBytes([]byte(b.String()), "resize-world.yaml")
+	text := w.text()
+	scn, err := manifest.LoadBytes([]byte(text), "resize-world.yaml")
 	if err != nil {
-		panic(fmt.Sprintf("the generated world does not load: %v\n%s", err, b.String()))
+		panic(fmt.Sprintf("the generated world does not load: %v\n%s", err, text))
 	}
 	return scn
 }
