@@ -162,21 +162,7 @@ func resizeCompleted(p *model.Pod) bool {
 		if spec == nil {
 			continue
 		}
-		if cs.Resources == nil || !sameQuantities(spec.Resources.Limits, cs.Resources.Limits) ||
-			!sameQuantities(spec.Resources.Requests, cs.Resources.Requests) {
-			return false
-		}
-	}
-	return true
-}
-
-func sameQuantities(a, b map[string]model.Quantity) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, q := range a {
-		o, ok := b[k]
-		if !ok || q.Cmp(o) != 0 {
+		if cs.Resources == nil || !spec.Resources.Equal(*cs.Resources) {
 			return false
 		}
 	}

@@ -95,6 +95,12 @@ type ResourceRequirements struct {
 	Requests map[string]Quantity
 }
 
+// Equal reports whether r and o limit and request the same resources by the
+// same amounts (quantities compare by value: "1" equals "1000m").
+func (r ResourceRequirements) Equal(o ResourceRequirements) bool {
+	return EqualQuantities(r.Limits, o.Limits) && EqualQuantities(r.Requests, o.Requests)
+}
+
 // ContainerResizePolicy is one resizePolicy entry.
 type ContainerResizePolicy struct {
 	ResourceName  string

@@ -116,3 +116,18 @@ func (q Quantity) Sign() int {
 
 // Cmp compares the numeric values of q and o.
 func (q Quantity) Cmp(o Quantity) int { return q.Rat().Cmp(o.Rat()) }
+
+// EqualQuantities reports whether two resource lists name the same
+// resources with equal values (nil and empty lists are equal).
+func EqualQuantities(a, b map[string]Quantity) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, q := range a {
+		o, ok := b[k]
+		if !ok || q.Cmp(o) != 0 {
+			return false
+		}
+	}
+	return true
+}

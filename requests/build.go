@@ -25,23 +25,33 @@ const OwnerAPIVersion = "apps.kruise.io/v1beta1"
 const LabelRevisionHashKey = "controller.kubernetes.io/hash"
 
 // Build returns the requests that carry out plan on the scenario it was made
-// from, in the order a controller sends them:
+// from, for the newest API servers: BuildWithOptions with the zero Options.
+func Build(s *model.Scenario, plan *clonesetcore.Result) ([]Request, error) {
+	return BuildWithOptions(s, plan, Options{})
+}
+
+// BuildWithOptions returns the requests that carry out plan on the scenario
+// it was made from, for the API server opts describe, in the order a
+// controller sends them:
 //
 //  1. the plan's actions in order, each as one or more requests (a pod create
 //     is preceded by the creates of its new claims; an in-place update is a
-//     status patch, InPlaceUpdateReady False, then the pod patch);
+//     status patch, InPlaceUpdateReady False, then, when resources change on
+//     a server with the pods/resize subresource, the patch of that
+//     subresource, then the pod patch);
 //  2. the CloneSet status through the status subresource, unless the plan
 //     says the write is skipped (lifecycle-status-validation 2.6);
 //  3. the actions upstream takes only after a successful status write: the
 //     podsToDelete rewrite and history truncation (2.7).
 //
 // Every request names the index of its action (Request.Action; -1 for the
-// status write). Build fails, naming the action, when the plan does not fit
-// the scenario (an action about an object the scenario lacks, a revision
-// without a template): a plan from clonesetcore.Plan on the same scenario
-// always fits.
-func Build(s *model.Scenario, plan *clonesetcore.Result) ([]Request, error) {
-	each, err := ByAction(s, plan)
+// status write). BuildWithOptions fails, naming the action, when the plan
+// does not fit the scenario (an action about an object the scenario lacks, a
+// revision without a template): a plan from clonesetcore.Plan on the same
+// scenario always fits. It fails, naming the option, when opts are not
+// valid (Options.Validate).
+func BuildWithOptions(s *model.Scenario, plan *clonesetcore.Result, opts Options) ([]Request, error) {
+	each, err := ByActionWithOptions(s, plan, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -99,12 +109,23 @@ func trailsStatus(reqs []Request) bool {
 	return true
 }
 
-// ByAction builds the requests of each action of plan on its own, so that a
-// caller can carry out a plan action by action and report each (the
-// simulator does). An action that does not fit the scenario gets an error
-// and no request; the error of ByAction itself is for a missing scenario,
-// CloneSet or plan, or a status that cannot be encoded.
+// ByAction builds the requests of each action of plan on its own, for the
+// newest API servers: ByActionWithOptions with the zero Options.
 func ByAction(s *model.Scenario, plan *clonesetcore.Result) (*Requests, error) {
+	return ByActionWithOptions(s, plan, Options{})
+}
+
+// ByActionWithOptions builds the requests of each action of plan on its
+// own, for the API server opts describe, so that a caller can carry out a
+// plan action by action and report each (the simulator does). An action that
+// does not fit the scenario gets an error and no request; the error of
+// ByActionWithOptions itself is for invalid options, a missing scenario,
+// CloneSet or plan, or a status that cannot be encoded.
+func ByActionWithOptions(s *model.Scenario, plan *clonesetcore.Result, opts Options) (*Requests, error) {
+	resize, err := opts.ResizeSubresource()
+	if err != nil {
+		return nil, err
+	}
 	if s == nil || s.CloneSet == nil {
 		return nil, fmt.Errorf("requests: the scenario has no CloneSet")
 	}
@@ -112,6 +133,7 @@ func ByAction(s *model.Scenario, plan *clonesetcore.Result) (*Requests, error) {
 		return nil, fmt.Errorf("requests: no plan")
 	}
 	b := newBuilder(s, plan)
+	b.resizeSubresource = resize
 	out := &Requests{Actions: make([][]Request, len(plan.Actions)), Errors: make([]error, len(plan.Actions))}
 	for i, a := range plan.Actions {
 		b.out, b.err = nil, nil
@@ -157,17 +179,20 @@ func actionObject(a model.Action) string {
 }
 
 type builder struct {
-	s     *model.Scenario
-	cs    *model.CloneSet
-	plan  *clonesetcore.Result
-	now   time.Time
-	pods  map[string]*model.Pod
-	pvcs  map[string]*model.PVC
-	revs  map[string]*model.Revision
-	index int // the action being built
-	batch int
-	out   []Request
-	err   error // the first encoding failure
+	s    *model.Scenario
+	cs   *model.CloneSet
+	plan *clonesetcore.Result
+	now  time.Time
+	pods map[string]*model.Pod
+	pvcs map[string]*model.PVC
+	revs map[string]*model.Revision
+	// resizeSubresource sends resource changes to the pods/resize
+	// subresource (Options.ResizeSubresource).
+	resizeSubresource bool
+	index             int // the action being built
+	batch             int
+	out               []Request
+	err               error // the first encoding failure
 }
 
 func newBuilder(s *model.Scenario, plan *clonesetcore.Result) *builder {
@@ -600,7 +625,9 @@ func (b *builder) condition(p *model.Pod, typ, status, reason, message string) m
 // updateInPlace is the in-place update of update-and-ordering 4.5: the
 // InPlaceUpdateReady condition False first (status subresource), then one
 // patch of the pod: revision labels, state Updating, the state annotation,
-// and the change itself or, with a grace period, the grace annotation.
+// and the change itself or, with a grace period, the grace annotation. On a
+// server with the pods/resize subresource the resource part of the change
+// goes to that subresource, just before the pod patch (b.resize).
 func (b *builder) updateInPlace(a model.Action) error {
 	p, err := b.pod(a.Pod)
 	if err != nil {
@@ -696,7 +723,7 @@ func (b *builder) updateInPlace(a model.Action) error {
 				ann[k] = v
 			}
 		}
-		containers = containerChanges(spec.Images, resourceTrees(spec.Resources))
+		containers = containerChanges(spec.Images, b.resize(p, resourceTrees(spec.Resources)))
 		for _, key := range []string{model.AnnotationInPlaceUpdateGrace, model.AnnotationInPlaceUpdateGraceLegacy} {
 			if _, ok := p.Annotations[key]; ok {
 				ann[key] = nil
@@ -724,6 +751,25 @@ func (b *builder) podPatch(p *model.Pod, labels, ann map[string]any, containers 
 	}
 	b.emit(Request{Verb: VerbPatch, Resource: ResourcePods, Name: p.Name, PatchType: PatchStrategicMerge,
 		Patch: b.mustJSON(body), Preconditions: uidOnly(p.UID)})
+}
+
+// resize sends resource changes (by container name) where the server takes
+// them, as upstream does (kruise pkg/util/inplaceupdate updatePodInPlace,
+// finishGracePeriod, updateNextBatch): on a server with the pods/resize
+// subresource it emits a strategic merge patch of that subresource with the
+// containers' resources, before the pod patch that follows, and returns none
+// for the pod patch; on an older server it returns them all for the pod
+// patch. A failed resize thus stops the round before the pod patch: the
+// pod keeps its revision labels and state annotation, as upstream's pod
+// update is not sent when its resize fails.
+func (b *builder) resize(p *model.Pod, resources map[string]map[string]any) map[string]map[string]any {
+	if !b.resizeSubresource || len(resources) == 0 {
+		return resources
+	}
+	b.emit(Request{Verb: VerbPatch, Resource: ResourcePods, Subresource: SubresourceResize, Name: p.Name,
+		PatchType: PatchStrategicMerge, Patch: b.mustJSON(obj("spec", obj("containers", containerChanges(nil, resources)))),
+		Preconditions: uidOnly(p.UID)})
+	return nil
 }
 
 // containerChanges lists per container (sorted by name) the image and
@@ -766,7 +812,9 @@ func resourceTrees(in map[string]model.ResourceRequirements) map[string]map[stri
 }
 
 // patchPod carries out a PatchPod action: metadata and containers in one
-// strategic merge patch, conditions through the status subresource.
+// strategic merge patch (resources, on a server with the pods/resize
+// subresource, in a patch of that subresource just before it), conditions
+// through the status subresource.
 func (b *builder) patchPod(a model.Action) error {
 	p, err := b.pod(a.Pod)
 	if err != nil {
@@ -807,7 +855,7 @@ func (b *builder) patchPod(a model.Action) error {
 			return fmt.Errorf("pod has no container %s", name)
 		}
 	}
-	b.podPatch(p, labels, ann, containerChanges(a.SetImages, resources))
+	b.podPatch(p, labels, ann, containerChanges(a.SetImages, b.resize(p, resources)))
 	if len(a.SetConditions) > 0 {
 		conds := make([]model.PodCondition, len(a.SetConditions))
 		for i, c := range a.SetConditions {

@@ -6,13 +6,16 @@
 // package says how: the pod object to create, built from the revision's
 // template the way upstream builds it (labels, owner reference, readiness
 // gate, PVC volumes, lifecycle label and timestamp); the status patch that
-// sets InPlaceUpdateReady False and the strategic merge patch that changes the
-// images, the revision labels and the in-place-update state annotation; the
-// ControllerRevision to create; the CloneSet status write; the deletes with
-// their UID preconditions. Build returns them as plain data, in the order a
-// controller sends them, each naming the plan action it carries out — the way
-// etcd's raft hands its caller exactly the entries to persist and the
-// messages to send.
+// sets InPlaceUpdateReady False, the patch of the pod's resize subresource
+// that changes container resources (API servers 1.32 and later; Options), and
+// the strategic merge patch that changes the images, the revision labels and
+// the in-place-update state annotation; the ControllerRevision to create;
+// the CloneSet status write; the deletes with their UID preconditions. Build
+// returns them as plain data, in the order a controller sends them, each
+// naming the plan action it carries out — the way etcd's raft hands its
+// caller exactly the entries to persist and the messages to send.
+// BuildWithOptions does the same for a given API server version (Options):
+// the requests differ only in where resource changes go.
 //
 // A controller that imports the library sends the requests with its client
 // (see examples/kubecontroller), honouring three rules: the creates of one

@@ -17,22 +17,47 @@ import (
 	"github.com/clonecore/cloneset/worldgen"
 )
 
-// worldFromBytes decodes a generated world's options from fuzz bytes, one
-// byte per decision (missing bytes read as 0), so that the fuzzer and rapid
-// share one generator.
-func worldFromBytes(data []byte) *model.Scenario {
-	i := 0
-	next := func(n int) int {
-		if n <= 0 {
-			return 0
-		}
-		var b byte
-		if i < len(data) {
-			b = data[i]
-		}
-		i++
-		return int(b) % n
+// decisions reads fuzz bytes one decision at a time (missing bytes read as
+// 0), so that the fuzzer and rapid share one generator.
+type decisions struct {
+	data []byte
+	i    int
+}
+
+// next returns a decision in [0, n).
+func (d *decisions) next(n int) int {
+	if n <= 0 {
+		return 0
 	}
+	var b byte
+	if d.i < len(d.data) {
+		b = d.data[d.i]
+	}
+	d.i++
+	return int(b) % n
+}
+
+// serverVersions are the server versions a round is built for: the
+// default (the newest behavior), the last one without pods/resize, the
+// first one with it, and one written with a provider's suffix.
+var serverVersions = []string{"", "v1.31.9", "1.32.0", "v1.37.2-gke.1"}
+
+// roundFromBytes decodes a generated world (worldFromBytes) and then the
+// server version its requests are built for.
+func roundFromBytes(data []byte) (*model.Scenario, requests.Options) {
+	d := &decisions{data: data}
+	scn := worldFrom(d)
+	return scn, requests.Options{ServerVersion: serverVersions[d.next(len(serverVersions))]}
+}
+
+// worldFromBytes decodes a generated world's options from fuzz bytes, one
+// byte per decision.
+func worldFromBytes(data []byte) *model.Scenario {
+	return worldFrom(&decisions{data: data})
+}
+
+func worldFrom(d *decisions) *model.Scenario {
+	next := d.next
 	pct := func(max int) float64 { return float64(next(max+1)) / 100 }
 	policies := []string{model.PolicyReCreate, model.PolicyInPlaceIfPossible, model.PolicyInPlaceOnly}
 	o := worldgen.Options{
@@ -85,39 +110,49 @@ func worldFromBytes(data []byte) *model.Scenario {
 	return worldgen.Generate(o)
 }
 
-// checkRound plans a world, builds its requests and checks them: every
-// request is well-formed, every one applies to the world (but for the
-// instance-id collision upstream has too), the round leaves no more active
-// pods than the budgets allow, and planning the world it left again repeats
-// no write of the round (idempotence).
 // tb is what checkRound needs of *testing.T and *rapid.T.
 type tb interface {
 	Helper()
 	Fatalf(format string, args ...any)
 }
 
-func checkRound(t tb, scn *model.Scenario) {
+// checkRound plans a world, builds its requests for the server of opts and
+// checks them: every request is well-formed for that server, every one
+// applies to the world acting as that server (but for the instance-id
+// collision upstream has too), the round leaves no more active pods than
+// the budgets allow, and planning the world it left again repeats no write
+// of the round (idempotence). It returns the world the round left (nil when
+// the plan is beyond the limits).
+func checkRound(t tb, scn *model.Scenario, opts requests.Options) *model.Scenario {
 	t.Helper()
 	plan, err := clonesetcore.Plan(scn)
 	var limit *clonesetcore.LimitError
 	if errors.As(err, &limit) {
-		return // a plan beyond the limits is refused, with the field named
+		return nil // a plan beyond the limits is refused, with the field named
 	}
 	if err != nil {
 		t.Fatalf("Plan: %v", err)
 	}
-	reqs, err := requests.Build(scn, plan)
+	resize, err := opts.ResizeSubresource()
+	if err != nil {
+		t.Fatalf("options: %v", err)
+	}
+	reqs, err := requests.BuildWithOptions(scn, plan, opts)
 	if err != nil {
 		t.Fatalf("Build: %v", err)
 	}
 	for i, r := range reqs {
-		if err := wellFormed(r, len(plan.Actions)); err != nil {
+		if err := wellFormed(r, len(plan.Actions), resize); err != nil {
 			t.Fatalf("request %d (%s %s %s): %v", i, r.Verb, r.Resource, r.Name, err)
 		}
+	}
+	if err := resizeOrder(reqs); err != nil {
+		t.Fatalf("%v", err)
 	}
 	before := activePods(scn.Pods)
 	w := requests.NewWorld(scn)
 	w.GracefulPodDeletion = true
+	w.ServerVersion = opts.ServerVersion
 	errs, _ := w.ApplyAll(reqs)
 	for i, err := range errs {
 		if err != nil && err != requests.ErrNotSent && !(requests.ReasonOf(err) == requests.ReasonAlreadyExists && noted(plan, "AlreadyExists")) {
@@ -130,12 +165,12 @@ func checkRound(t tb, scn *model.Scenario) {
 	}
 	again, err := clonesetcore.Plan(after)
 	if errors.As(err, &limit) {
-		return // the next round asks for more than the limits allow
+		return after // the next round asks for more than the limits allow
 	}
 	if err != nil {
 		t.Fatalf("Plan after the round: %v", err)
 	}
-	reqs2, err := requests.Build(after, again)
+	reqs2, err := requests.BuildWithOptions(after, again, opts)
 	if err != nil {
 		t.Fatalf("Build after the round: %v", err)
 	}
@@ -153,6 +188,38 @@ func checkRound(t tb, scn *model.Scenario) {
 			t.Fatalf("the next round repeats a finished write: %s %s %s %s", r.Verb, r.Resource, r.Name, r.Patch)
 		}
 	}
+	return after
+}
+
+// resizeOrder checks the order upstream sends an in-place change in
+// (update-and-ordering 4.5): within one action, a pod's resize comes after
+// its status patch and before its pod patch.
+func resizeOrder(reqs []requests.Request) error {
+	type step struct {
+		action int
+		pod    string
+	}
+	resized, patched := map[step]bool{}, map[step]bool{}
+	for i, r := range reqs {
+		if r.Resource != requests.ResourcePods || r.Verb != requests.VerbPatch {
+			continue
+		}
+		k := step{r.Action, r.Name}
+		switch r.Subresource {
+		case requests.SubresourceResize:
+			if patched[k] || resized[k] {
+				return fmt.Errorf("request %d: the resize of %s comes after its pod patch or another resize in action %d", i, r.Name, r.Action)
+			}
+			resized[k] = true
+		case requests.SubresourceStatus:
+			if resized[k] {
+				return fmt.Errorf("request %d: the status patch of %s comes after its resize in action %d", i, r.Name, r.Action)
+			}
+		default:
+			patched[k] = true
+		}
+	}
+	return nil
 }
 
 func noted(p *clonesetcore.Result, s string) bool {
@@ -187,8 +254,10 @@ var (
 // wellFormed checks one request against the API's rules: a known verb and
 // resource, valid names, a create's object that round-trips through JSON and
 // names itself, a patch body that is valid JSON of its type, and batch and
-// action indexes in range.
-func wellFormed(r requests.Request, actions int) error {
+// action indexes in range; on a server with the pods/resize subresource
+// (resize), a resize patch touches only container cpu and memory, and a pod
+// patch no container resources.
+func wellFormed(r requests.Request, actions int, resize bool) error {
 	if len(r.Name) > 253 || !dnsSubdomain.MatchString(r.Name) {
 		return fmt.Errorf("name %q is not a DNS subdomain", r.Name)
 	}
@@ -200,8 +269,12 @@ func wellFormed(r requests.Request, actions int) error {
 	default:
 		return fmt.Errorf("unknown resource")
 	}
-	if r.Subresource != "" && (r.Subresource != requests.SubresourceStatus || r.Verb != requests.VerbPatch) {
-		return fmt.Errorf("subresource %q with %s", r.Subresource, r.Verb)
+	switch {
+	case r.Subresource == "":
+	case r.Subresource == requests.SubresourceStatus && r.Verb == requests.VerbPatch:
+	case r.Subresource == requests.SubresourceResize && r.Verb == requests.VerbPatch && r.Resource == requests.ResourcePods && resize:
+	default:
+		return fmt.Errorf("subresource %q with %s %s (resize subresource: %v)", r.Subresource, r.Verb, r.Resource, resize)
 	}
 	if r.Action < -1 || r.Action >= actions || r.Action == -1 && r.Subresource != requests.SubresourceStatus {
 		return fmt.Errorf("action index %d of %d", r.Action, actions)
@@ -255,6 +328,11 @@ func wellFormed(r requests.Request, actions int) error {
 		default:
 			return fmt.Errorf("unknown patch type %q", r.PatchType)
 		}
+		if r.Resource == requests.ResourcePods && r.Subresource != requests.SubresourceStatus {
+			if err := podPatchShape(r, body, resize); err != nil {
+				return err
+			}
+		}
 	case requests.VerbDelete:
 		if r.Object != nil || r.Patch != nil {
 			return fmt.Errorf("a delete with a body")
@@ -265,22 +343,68 @@ func wellFormed(r requests.Request, actions int) error {
 	return nil
 }
 
+// podPatchShape checks the containers of a pod patch: a resize patch is a
+// strategic merge patch of spec.containers[*].resources (cpu and memory
+// quantities) by container name and nothing else; a pod patch on a server
+// with the pods/resize subresource carries no container resources.
+func podPatchShape(r requests.Request, body any, resize bool) error {
+	top, _ := body.(map[string]any)
+	spec, _ := top["spec"].(map[string]any)
+	list, _ := spec["containers"].([]any)
+	if r.Subresource != requests.SubresourceResize {
+		for _, c := range list {
+			if m, _ := c.(map[string]any); resize && m["resources"] != nil {
+				return fmt.Errorf("a pod patch changes container resources on a server with pods/resize: %s", r.Patch)
+			}
+		}
+		return nil
+	}
+	if r.PatchType != requests.PatchStrategicMerge || len(top) != 1 || len(spec) != 1 || len(list) == 0 {
+		return fmt.Errorf("a resize patch is a strategic merge patch of spec.containers only: %s", r.Patch)
+	}
+	names := map[string]bool{}
+	for _, c := range list {
+		m, _ := c.(map[string]any)
+		name, _ := m["name"].(string)
+		res, _ := m["resources"].(map[string]any)
+		if name == "" || names[name] || len(m) != 2 || len(res) == 0 {
+			return fmt.Errorf("a resize patch entry holds one container's name and resources: %v", c)
+		}
+		names[name] = true
+		for kind, v := range res {
+			vals, _ := v.(map[string]any)
+			if kind != "limits" && kind != "requests" || len(vals) == 0 {
+				return fmt.Errorf("resize of %s: %s is not a resource list", name, kind)
+			}
+			for res, q := range vals {
+				text, _ := q.(string)
+				if _, err := model.ParseQuantity(text); err != nil || res != "cpu" && res != "memory" {
+					return fmt.Errorf("resize of %s: %s.%s = %v: only cpu and memory quantities resize in place", name, kind, res, q)
+				}
+			}
+		}
+	}
+	return nil
+}
+
 func jsonEqual(a, b any) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return bytes.Equal(x, y)
 }
 
-// TestPropertyRequests checks checkRound on generated worlds.
+// TestPropertyRequests checks checkRound on generated worlds, for each
+// server version.
 func TestPropertyRequests(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		data := rapid.SliceOfN(rapid.Byte(), 24, 48).Draw(rt, "decisions")
-		checkRound(rt, worldFromBytes(data))
+		scn, opts := roundFromBytes(data)
+		checkRound(rt, scn, opts)
 	})
 }
 
 // FuzzRequests checks checkRound on worlds decoded from the fuzz bytes (see
-// worldFromBytes).
+// roundFromBytes).
 //
 // Run it with: go test -run=^$ -fuzz=FuzzRequests -fuzztime=5m ./requests/
 func FuzzRequests(f *testing.F) {
@@ -293,6 +417,7 @@ func FuzzRequests(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		checkRound(t, worldFromBytes(data))
+		scn, opts := roundFromBytes(data)
+		checkRound(t, scn, opts)
 	})
 }

@@ -33,9 +33,16 @@ const (
 	ResourceCloneSets              Resource = "clonesets"
 )
 
-// SubresourceStatus is the status subresource: a patch of it changes only
-// the object's status.
-const SubresourceStatus = "status"
+// The subresources a CloneSet controller writes.
+const (
+	// SubresourceStatus is the status subresource: a patch of it changes
+	// only the object's status.
+	SubresourceStatus = "status"
+	// SubresourceResize is the pods/resize subresource (Kubernetes 1.32 and
+	// later): a patch of it changes only the containers' resources, which
+	// a pod update may no longer change.
+	SubresourceResize = "resize"
+)
 
 // PatchType is the media type of a patch body, as sent in the Content-Type
 // header (and as client libraries name it).
@@ -85,7 +92,8 @@ type Request struct {
 	Verb Verb `json:"verb"`
 	// Resource is the plural resource of the object.
 	Resource Resource `json:"resource"`
-	// Subresource is "status" for a write of the status subresource, else "".
+	// Subresource is "status" for a write of the status subresource,
+	// "resize" for a write of a pod's resize subresource, else "".
 	Subresource string `json:"subresource,omitempty"`
 	// Namespace and Name name the object (for a create, the object's own).
 	Namespace string `json:"namespace"`

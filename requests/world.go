@@ -50,9 +50,12 @@ func ReasonOf(err error) Reason {
 // applies requests to model objects as the API server applies them to the
 // real ones, for the writes Build produces (creates, deletes, merge and
 // strategic merge patches of the fields the controller writes, JSON patches
-// of owner references, the status subresource). A patch touching a field the
-// model does not hold is refused (ReasonInvalid), so a request that would be
-// lost in memory never passes silently.
+// of owner references, the status subresource, a pod's resize subresource).
+// A patch touching a field the model does not hold is refused
+// (ReasonInvalid), so a request that would be lost in memory never passes
+// silently; so is a pod patch a real server of ServerVersion refuses: from
+// 1.32 on, one that changes a container's resources (only pods/resize may),
+// with the real server's message.
 //
 // Its maps and lists may be shared with the caller (the simulator keeps its
 // own objects in them); World changes them in place. Every successful write
@@ -72,6 +75,14 @@ type World struct {
 	// deletionTimestamp, until someone removes it (the kubelet); otherwise
 	// a pod without finalizers disappears at once.
 	GracefulPodDeletion bool
+	// ServerVersion is the Kubernetes version of the API server the world
+	// acts as (the form of Options.ServerVersion; empty: the newest). From
+	// 1.32 it has the pods/resize subresource and a pod patch may not
+	// change a container's resources; before 1.32 it has no resize
+	// subresource and a pod patch may change them (a server with the
+	// InPlacePodVerticalScaling feature gate, which the in-place vertical
+	// update needs there).
+	ServerVersion string
 
 	version int64
 }
@@ -342,6 +353,13 @@ func (w *World) patch(r Request, fail failFunc) error {
 	if err := json.Unmarshal(r.Patch, &body); err != nil {
 		return fail(ReasonInvalid, "the patch is not JSON: %v", err)
 	}
+	resize, err := Options{ServerVersion: w.ServerVersion}.ResizeSubresource()
+	if err != nil {
+		return fail(ReasonInvalid, "the world's %v", err)
+	}
+	if r.Subresource == SubresourceResize && (r.Resource != ResourcePods || !resize) {
+		return fail(ReasonNotFound, "the server has no %s/%s subresource (pods have it from Kubernetes 1.%d)", r.Resource, r.Subresource, ResizeSubresourceMinor)
+	}
 	obj, err := w.find(r, fail)
 	if err != nil {
 		return err
@@ -352,10 +370,18 @@ func (w *World) patch(r Request, fail failFunc) error {
 			return fail(ReasonInvalid, "patch type %s of a pod", r.PatchType)
 		}
 		q := x.DeepCopy()
-		if r.Subresource == SubresourceStatus {
+		switch r.Subresource {
+		case SubresourceStatus:
 			err = patchPodStatus(q, body, r.PatchType)
-		} else {
+		case SubresourceResize:
+			err = patchPodResize(q, body, r.PatchType)
+		case "":
 			err = patchPod(q, body, r.PatchType)
+			if err == nil && resize && !sameResources(x, q) {
+				return fail(ReasonInvalid, "Pod %q is invalid: %s", x.Name, forbiddenPodUpdate)
+			}
+		default:
+			err = fmt.Errorf("the in-memory world has no pods/%s subresource", r.Subresource)
 		}
 		if err != nil {
 			return fail(ReasonInvalid, "%v", err)
@@ -491,26 +517,78 @@ func patchPod(p *model.Pod, body any, pt PatchType) error {
 		if pt != PatchStrategicMerge {
 			return fmt.Errorf("spec: containers are patched with a strategic merge patch")
 		}
-		spec, err := members(v, "spec")
+		return patchContainers(p, v, "image", "resources")
+	}
+	return nil
+}
+
+// patchContainers applies the spec of a strategic merge patch that holds
+// only spec.containers, merged by name, each entry holding only the name and
+// the fields given.
+func patchContainers(p *model.Pod, v any, fields ...string) error {
+	spec, err := members(v, "spec")
+	if err != nil {
+		return err
+	}
+	if err := only(spec, "spec", "containers"); err != nil {
+		return err
+	}
+	list, ok := spec["containers"].([]any)
+	if !ok {
+		return fmt.Errorf("spec.containers: want a list")
+	}
+	for i, x := range list {
+		path := fmt.Sprintf("spec.containers[%d]", i)
+		c, err := members(x, path)
 		if err != nil {
 			return err
 		}
-		if err := only(spec, "spec", "containers"); err != nil {
+		if err := only(c, path, append([]string{"name"}, fields...)...); err != nil {
 			return err
 		}
-		list, ok := spec["containers"].([]any)
-		if !ok {
-			return fmt.Errorf("spec.containers: want a list")
+		if err := patchContainer(p, c, path); err != nil {
+			return err
 		}
-		for i, x := range list {
-			c, err := members(x, fmt.Sprintf("spec.containers[%d]", i))
-			if err != nil {
-				return err
-			}
-			if err := patchContainer(p, c, i); err != nil {
-				return err
-			}
+	}
+	return nil
+}
+
+// forbiddenPodUpdate is the message of a real API server refusing a pod
+// update that changes a spec field other than those it lets an update
+// change (Kubernetes pod update validation; resources change only through
+// pods/resize from 1.32).
+const forbiddenPodUpdate = "spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`," +
+	"`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations)," +
+	"`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)"
+
+// sameResources reports whether two versions of a pod have the same
+// container resources.
+func sameResources(a, b *model.Pod) bool {
+	for i := range a.Spec.Containers {
+		if !a.Spec.Containers[i].Resources.Equal(b.Spec.Containers[i].Resources) {
+			return false
 		}
+	}
+	return true
+}
+
+// patchPodResize applies a strategic merge patch of the pods/resize
+// subresource: spec.containers[*].resources by container name, nothing else
+// (the real subresource drops every other change, so the world refuses
+// one: it would be lost).
+func patchPodResize(p *model.Pod, body any, pt PatchType) error {
+	if pt != PatchStrategicMerge {
+		return fmt.Errorf("pods/resize: containers are patched with a strategic merge patch")
+	}
+	top, err := members(body, "patch")
+	if err != nil {
+		return err
+	}
+	if err := only(top, "patch", "spec"); err != nil {
+		return fmt.Errorf("pods/resize changes only container resources: %v", err)
+	}
+	if err := patchContainers(p, top["spec"], "resources"); err != nil {
+		return fmt.Errorf("pods/resize changes only container resources: %v", err)
 	}
 	return nil
 }
@@ -522,11 +600,9 @@ func orEmpty(v any) any {
 	return v
 }
 
-func patchContainer(p *model.Pod, c map[string]any, i int) error {
-	path := fmt.Sprintf("spec.containers[%d]", i)
-	if err := only(c, path, "name", "image", "resources"); err != nil {
-		return err
-	}
+// patchContainer applies one entry c of a strategic merge patch of
+// spec.containers (at path) to the pod's container of that name.
+func patchContainer(p *model.Pod, c map[string]any, path string) error {
 	name, _ := c["name"].(string)
 	var ctr *model.Container
 	for j := range p.Spec.Containers {

@@ -7,8 +7,10 @@
 //
 // A Cluster holds one CloneSet with its pods, PVCs, ControllerRevisions and
 // nodes. Cluster.Apply carries out a plan only through the API requests of
-// package requests, the same writes a real controller sends
-// (requests.ByAction applied to a requests.World over the cluster's objects):
+// package requests, the same writes a real controller sends to the newest
+// API servers (requests.ByAction applied to a requests.World over the
+// cluster's objects, which refuses a pod patch that changes container
+// resources: those go through pods/resize):
 // the ControllerRevision writes, pods and PVCs created in slow-start batches
 // with the labels, annotations, owner reference, InPlaceUpdateReady readiness
 // gate and PreparingNormal state the controller writes (scale-and-budgets

@@ -716,20 +716,7 @@ func resourcesReported(p *model.Pod) bool {
 			}
 			return false
 		}
-		if !sameQuantities(s.Resources.Limits, ctr.Resources.Limits) || !sameQuantities(s.Resources.Requests, ctr.Resources.Requests) {
-			return false
-		}
-	}
-	return true
-}
-
-func sameQuantities(a, b map[string]model.Quantity) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		w, ok := b[k]
-		if !ok || v.Cmp(w) != 0 {
+		if !s.Resources.Equal(ctr.Resources) {
 			return false
 		}
 	}

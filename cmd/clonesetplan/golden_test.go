@@ -21,7 +21,10 @@ import (
 // and, where ordering is the point, NAME.rank-deletion.json and/or
 // NAME.rank-update.json (the exact `rank --for ... -o json` output), and,
 // for one scenario per kind of write, NAME.requests.json (the exact
-// `plan -o requests` output: the API requests that carry the plan out). A
+// `plan -o requests` output: the API requests that carry the plan out, for
+// the newest API servers) and, where the server version changes them,
+// NAME.requests-1.31.json (the same for a server before 1.32:
+// `--server-version 1.31`). A
 // multi-step scenario is a directory of worlds step-01.yaml, step-02.yaml, ...
 // along one rollout, each with its own goldens. A scenario with several
 // CloneSets (namespace/) has the same goldens, whose documents are lists
@@ -48,6 +51,7 @@ var goldenKinds = []goldenKind{
 	{".rank-deletion.json", []string{"rank", "--for", "deletion", "-o", "json"}, false},
 	{".rank-update.json", []string{"rank", "--for", "update", "-o", "json"}, false},
 	{".requests.json", []string{"plan", "-o", "requests"}, false},
+	{".requests-1.31.json", []string{"plan", "-o", "requests", "--server-version", "1.31"}, false},
 }
 
 // TestGolden replays every scenario of testdata/scenarios through the CLI and

@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	clonesetplan plan     -f FILE [-f FILE ...] [-o json|yaml|text|requests|kubectl] [--skip-budget-rule] [--cloneset NAME]
+//	clonesetplan plan     -f FILE [-f FILE ...] [-o json|yaml|text|requests|kubectl] [--server-version V] [--skip-budget-rule] [--cloneset NAME]
 //	clonesetplan rank     -f FILE [--for deletion|update] [-o json|yaml|text] [--skip-budget-rule] [--cloneset NAME]
 //	clonesetplan simulate -f FILE [--seed N] [--steps N] [--svg FILE] [-o json|yaml|text] [--skip-budget-rule] [--cloneset NAME]
 //	clonesetplan version  [-o text|json]
@@ -30,6 +30,7 @@ import (
 
 	"github.com/clonecore/cloneset/manifest"
 	"github.com/clonecore/cloneset/model"
+	"github.com/clonecore/cloneset/requests"
 )
 
 // Exit codes.
@@ -54,6 +55,9 @@ type options struct {
 	// cloneSet selects one CloneSet of the input (NAME or NAMESPACE/NAME);
 	// empty: every CloneSet.
 	cloneSet string
+	// serverVersion is the Kubernetes version of the API server the
+	// requests of plan -o requests|kubectl are for (requests.Options).
+	serverVersion string
 	// stdin holds standard input when a -f is "-".
 	stdin []byte
 	// rank
@@ -118,6 +122,13 @@ Flags (all commands):
                  accept a CloneSet whose maxUnavailable and maxSurge are both below 1
                  (an object that bypassed admission); rejected by default
   -h, --help     show help
+
+Flags of plan:
+  --server-version V
+                 the Kubernetes version of the API server the requests of -o requests
+                 and -o kubectl are for, as its /version reports it (v1.31.4) or as
+                 MAJOR.MINOR; from 1.32 (and by default) resource changes of an in-place
+                 update go to the pods/resize subresource, before 1.32 in the pod patch
 
 Flags of rank:
   --for WHAT     deletion (default) or update
@@ -199,6 +210,8 @@ func parseFlags(name string, args []string, stdout, stderr io.Writer) (opts opti
 	fs.BoolVar(&opts.strict, "strict", false, "the default (kept for compatibility): every webhook rule is enforced")
 	fs.StringVar(&opts.cloneSet, "cloneset", "", "only this CloneSet of the input: NAME or NAMESPACE/NAME (default: every CloneSet)")
 	switch name {
+	case "plan":
+		fs.StringVar(&opts.serverVersion, "server-version", "", "Kubernetes version of the API server the requests of -o requests|kubectl are for, as in v1.31.4 (default: the newest behavior, 1.32+: resource changes through pods/resize)")
 	case "rank":
 		fs.StringVar(&opts.forWhat, "for", "deletion", "deletion or update")
 	case "simulate":
@@ -244,6 +257,10 @@ func parseFlags(name string, args []string, stdout, stderr io.Writer) (opts opti
 		return bad("-o %q: want json, yaml or text", opts.output)
 	}
 	switch name {
+	case "plan":
+		if err := (requests.Options{ServerVersion: opts.serverVersion}).Validate(); err != nil {
+			return bad("--server-version %q: want a Kubernetes version such as v1.32.0 or 1.31", opts.serverVersion)
+		}
 	case "rank":
 		if opts.forWhat != "deletion" && opts.forWhat != "update" {
 			return bad("--for %q: want deletion or update", opts.forWhat)

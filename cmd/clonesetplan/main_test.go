@@ -50,6 +50,7 @@ func TestRun(t *testing.T) {
 	badType := write("badtype.yaml", strings.Replace(validScenario, "replicas: 2", "replicas: two", 1))
 	pods := write("pods.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p1, labels: {app: sample}}\n")
 	missing := filepath.Join(dir, "missing.yaml")
+	resize := filepath.Join(goldenDir, "vertical-resize", "gate-on-inplace.yaml")
 
 	cases := []struct {
 		name       string
@@ -62,10 +63,10 @@ func TestRun(t *testing.T) {
 	}{
 		// Help and usage.
 		{"no arguments", nil, "", 2, nil, []string{"Usage: clonesetplan <command>", "plan", "rank", "simulate"}, false},
-		{"--help", []string{"--help"}, "", 0, []string{"Usage: clonesetplan <command>", "plan", "rank", "simulate", "-f FILE", "-o FORMAT", "--for WHAT", "--seed N", "--steps N", "--svg FILE", "--skip-budget-rule"}, nil, false},
+		{"--help", []string{"--help"}, "", 0, []string{"Usage: clonesetplan <command>", "plan", "rank", "simulate", "-f FILE", "-o FORMAT", "--for WHAT", "--seed N", "--steps N", "--svg FILE", "--skip-budget-rule", "--server-version V"}, nil, false},
 		{"-h", []string{"-h"}, "", 0, []string{"Usage: clonesetplan <command>"}, nil, false},
 		{"help", []string{"help"}, "", 0, []string{"Commands:"}, nil, false},
-		{"plan -h", []string{"plan", "-h"}, "", 0, []string{"Usage: clonesetplan plan", "-f value", "-o string", "-skip-budget-rule"}, nil, false},
+		{"plan -h", []string{"plan", "-h"}, "", 0, []string{"Usage: clonesetplan plan", "-f value", "-o string", "-server-version string", "-skip-budget-rule"}, nil, false},
 		{"rank --help", []string{"rank", "--help"}, "", 0, []string{"Usage: clonesetplan rank", "-for string"}, nil, false},
 		{"simulate -h", []string{"simulate", "-h"}, "", 0, []string{"-seed int", "-steps int", "-svg string"}, nil, false},
 		{"unknown command", []string{"apply", "-f", good}, "", 2, nil, []string{`unknown command "apply"`, "Usage:"}, false},
@@ -76,6 +77,10 @@ func TestRun(t *testing.T) {
 		{"rank -o requests", []string{"rank", "-f", good, "-o", "requests"}, "", 2, nil, []string{"only plan prints requests"}, false},
 		{"plan -o requests", []string{"plan", "-f", good, "-o", "requests"}, "", 0, []string{`"kind": "RequestList"`, `"verb": "create"`, `"resource": "pods"`}, nil, false},
 		{"plan -o kubectl", []string{"plan", "-f", good, "-o", "kubectl"}, "", 0, []string{"DRY RUN FOR READING", "exit 1", "kubectl create -n default -f - <<'CLONESETPLAN_EOF'"}, nil, false},
+		{"bad --server-version", []string{"plan", "-f", good, "-o", "requests", "--server-version", "1.x"}, "", 2, nil, []string{`--server-version "1.x": want a Kubernetes version`}, false},
+		{"--server-version on rank", []string{"rank", "-f", good, "--server-version", "1.31"}, "", 2, nil, []string{"flag provided but not defined: -server-version"}, false},
+		{"plan -o kubectl, a resize", []string{"plan", "-f", resize, "-o", "kubectl"}, "", 0, []string{"# patch pods/resize sample-ns85c: action 0, UpdatePodInPlace", "kubectl patch pod sample-ns85c -n default --subresource resize --type strategic -p '{\"spec\":{\"containers\":[{\"name\":\"nginx\",\"resources\":"}, nil, false},
+		{"plan -o kubectl, a resize on 1.31", []string{"plan", "-f", resize, "-o", "kubectl", "--server-version", "v1.31.4"}, "", 0, []string{"kubectl patch pod sample-ns85c -n default --type strategic -p '{\"metadata\":"}, nil, false},
 		{"bad --for", []string{"rank", "-f", good, "--for", "fun"}, "", 2, nil, []string{`--for "fun": want deletion or update`}, false},
 		{"--for on plan", []string{"plan", "-f", good, "--for", "update"}, "", 2, nil, []string{"flag provided but not defined: -for"}, false},
 		{"negative --steps", []string{"simulate", "-f", good, "--steps", "-1"}, "", 2, nil, []string{"--steps -1: must not be negative"}, false},

@@ -20,7 +20,7 @@ func runPlan(scn *model.Scenario, opts options, stdout, stderr io.Writer) int {
 	}
 	switch opts.output {
 	case "requests", "kubectl":
-		reqs, err := requests.Build(scn, plan)
+		reqs, err := requests.BuildWithOptions(scn, plan, requests.Options{ServerVersion: opts.serverVersion})
 		if err != nil {
 			fmt.Fprintf(stderr, "clonesetplan plan: %v\n", err)
 			return exitInput

@@ -218,3 +218,56 @@ func TestWritesReplayHarness(t *testing.T) {
 		}
 	}
 }
+
+// TestResizeOnCurrentServer sends the requests of the vertical-resize golden
+// scenario to the independent server model, which acts as a current API
+// server (1.32 and later): the default requests (resources through
+// pods/resize) all apply and leave the pod with the template's resources;
+// the requests for a 1.31 server (resources in the pod patch) are refused
+// with the API server's Forbidden message, as kube-apiserver refused them
+// in issue 27.
+func TestResizeOnCurrentServer(t *testing.T) {
+	world, err := os.ReadFile(filepath.Join(goldenDir, "vertical-resize", "gate-on-inplace.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	send := func(extra ...string) (*apiserver.Store, error) {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		if code := run(append(append([]string(nil), requestsArgs...), extra...), bytes.NewReader(world), &stdout, &stderr); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr.String())
+		}
+		var list requests.List
+		if err := json.Unmarshal(stdout.Bytes(), &list); err != nil {
+			t.Fatal(err)
+		}
+		store, err := apiserver.Load(world)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range list.Items {
+			if err := applyRequest(store, r); err != nil {
+				return store, fmt.Errorf("%s: %w", describeRequest(r), err)
+			}
+		}
+		return store, nil
+	}
+	store, err := send()
+	if err != nil {
+		t.Fatalf("the default requests are refused: %v", err)
+	}
+	pod, _ := store.Get("pods", "default", "sample-ns85c")
+	spec, _ := pod["spec"].(map[string]any)
+	ctr, _ := spec["containers"].([]any)[0].(map[string]any)
+	want := map[string]any{"requests": map[string]any{"cpu": "2", "memory": "2Gi"}, "limits": map[string]any{"cpu": "4", "memory": "4Gi"}}
+	if !apiserver.Equal(ctr["resources"], want) {
+		t.Errorf("resources after the round: %v, want %v", ctr["resources"], want)
+	}
+	if labels, _ := pod["metadata"].(map[string]any)["labels"].(map[string]any); labels["controller-revision-hash"] != "sample-9c6d4f8b5" {
+		t.Errorf("labels after the round: %v", labels)
+	}
+	if _, err := send("--server-version", "1.31"); apiserver.ReasonOf(err) != apiserver.ReasonInvalid ||
+		!strings.Contains(err.Error(), "pod updates may not change fields other than") {
+		t.Errorf("the 1.31 requests on a current server: err = %v, want the Forbidden pod update", err)
+	}
+}

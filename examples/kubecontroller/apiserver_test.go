@@ -9,12 +9,14 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -27,7 +29,12 @@ import (
 // a uid and a creationTimestamp (from the test's clock); a delete checks its
 // uid and resourceVersion preconditions; a merge or strategic merge patch
 // may not change metadata.uid (immutable); a write that changes a
-// CloneSet's spec bumps its metadata.generation. It counts the writes.
+// CloneSet's spec bumps its metadata.generation; a pod patch or update may
+// change only the spec fields a current (1.32+) API server lets a pod
+// update change, container resources not among them (an update that binds
+// an unbound pod to a node stands for the scheduler's pods/binding), and
+// the pods/resize subresource changes the containers' resources and
+// nothing else. It counts the writes.
 type apiServer struct {
 	client.WithWatch
 	mu     sync.Mutex
@@ -218,6 +225,12 @@ func (a *apiServer) patch(ctx context.Context, c client.WithWatch, obj client.Ob
 	if err := a.checkUID(ctx, c, obj, patch); err != nil {
 		return err
 	}
+	if cur, next, err := patchedPod(ctx, c, obj, patch); err != nil || next != nil && podUpdateForbidden(cur, next) {
+		if err == nil {
+			err = forbiddenPodUpdate(next.Name)
+		}
+		return err
+	}
 	before := a.cloneSetSpec(ctx, c, obj)
 	err := c.Patch(ctx, obj, patch, opts...)
 	if err == nil {
@@ -228,6 +241,21 @@ func (a *apiServer) patch(ctx context.Context, c client.WithWatch, obj client.Ob
 }
 
 func (a *apiServer) update(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
+	if next, ok := obj.(*corev1.Pod); ok {
+		cur := &corev1.Pod{}
+		if err := c.Get(ctx, client.ObjectKeyFromObject(obj), cur); err == nil {
+			check := next
+			if cur.Spec.NodeName == "" && next.Spec.NodeName != "" {
+				// The scheduler's binding (pods/binding), which the tests
+				// play with an update of an unbound pod.
+				check = next.DeepCopy()
+				check.Spec.NodeName = ""
+			}
+			if podUpdateForbidden(cur, check) {
+				return forbiddenPodUpdate(next.Name)
+			}
+		}
+	}
 	before := a.cloneSetSpec(ctx, c, obj)
 	err := c.Update(ctx, obj, opts...)
 	if err == nil {
@@ -265,7 +293,12 @@ func (a *apiServer) subResourcePatch(ctx context.Context, c client.Client, sub s
 	if err := a.checkUID(ctx, c, obj, patch); err != nil {
 		return err
 	}
-	err := c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+	var err error
+	if sub == "resize" {
+		err = resizePod(ctx, c, obj, patch)
+	} else {
+		err = c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+	}
 	if err == nil {
 		a.count("patch " + resourceOf(c, obj) + "/" + sub + "/" + obj.GetName())
 	}
@@ -280,4 +313,192 @@ func schemaGK(c client.Client, obj client.Object) schema.GroupKind {
 func schemaGR(c client.Client, obj client.Object) schema.GroupResource {
 	gk := schemaGK(c, obj)
 	return schema.GroupResource{Group: gk.Group, Resource: resourceOf(c, obj)}
+}
+
+// podUpdateForbiddenFields is the API server's message for a pod update that
+// changes a spec field an update may not change.
+const podUpdateForbiddenFields = "pod updates may not change fields other than `spec.containers[*].image`," +
+	"`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations)," +
+	"`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)"
+
+func forbiddenPodUpdate(name string) error {
+	return apierrors.NewInvalid(schema.GroupKind{Kind: "Pod"}, name, field.ErrorList{
+		field.Forbidden(field.NewPath("spec"), podUpdateForbiddenFields),
+	})
+}
+
+// patchedPod returns, for a merge or strategic merge patch of a pod, the
+// stored pod and the pod the patch would make of it (nil, nil for any other
+// object or patch type, or when the patch does not apply: the fake client
+// then answers as it does).
+func patchedPod(ctx context.Context, c client.Client, obj client.Object, patch client.Patch) (cur, next *corev1.Pod, err error) {
+	if _, ok := obj.(*corev1.Pod); !ok {
+		return nil, nil, nil
+	}
+	cur = &corev1.Pod{}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(obj), cur); err != nil {
+		return nil, nil, err
+	}
+	data, err := patch.Data(obj)
+	if err != nil {
+		return nil, nil, err
+	}
+	orig, err := json.Marshal(cur)
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []byte
+	switch patch.Type() {
+	case types.StrategicMergePatchType:
+		out, err = strategicpatch.StrategicMergePatch(orig, data, &corev1.Pod{})
+	case types.MergePatchType:
+		out, err = mergePatch(orig, data)
+	default: // JSON patches of pods: the library sends none
+		return nil, nil, nil
+	}
+	next = &corev1.Pod{}
+	if err != nil || json.Unmarshal(out, next) != nil {
+		return nil, nil, nil
+	}
+	return cur, next, nil
+}
+
+// mergePatch applies a JSON merge patch (RFC 7386) to a JSON document.
+func mergePatch(doc, patch []byte) ([]byte, error) {
+	var d, p any
+	if err := json.Unmarshal(doc, &d); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(patch, &p); err != nil {
+		return nil, err
+	}
+	var merge func(target, patch any) any
+	merge = func(target, patch any) any {
+		pm, ok := patch.(map[string]any)
+		if !ok {
+			return patch
+		}
+		tm, ok := target.(map[string]any)
+		if !ok {
+			tm = map[string]any{}
+		}
+		for k, v := range pm {
+			if v == nil {
+				delete(tm, k)
+			} else {
+				tm[k] = merge(tm[k], v)
+			}
+		}
+		return tm
+	}
+	return json.Marshal(merge(d, p))
+}
+
+// podUpdateForbidden applies the pod update validation of the API server:
+// the new spec may differ from the stored one only by container and init
+// container images, activeDeadlineSeconds set or lowered, tolerations
+// added, terminationGracePeriodSeconds set to 1 where it was negative, and
+// scheduling gates removed.
+func podUpdateForbidden(cur, next *corev1.Pod) bool {
+	old, spec := cur.Spec.DeepCopy(), next.Spec.DeepCopy()
+	keepImages := func(old, now []corev1.Container) {
+		if len(old) != len(now) {
+			return
+		}
+		for i := range now {
+			if now[i].Name == old[i].Name && now[i].Image != "" {
+				now[i].Image = old[i].Image
+			}
+		}
+	}
+	keepImages(old.Containers, spec.Containers)
+	keepImages(old.InitContainers, spec.InitContainers)
+	if d := spec.ActiveDeadlineSeconds; d != nil && *d > 0 && (old.ActiveDeadlineSeconds == nil || *d <= *old.ActiveDeadlineSeconds) {
+		spec.ActiveDeadlineSeconds = old.ActiveDeadlineSeconds
+	}
+	if subset(old.Tolerations, spec.Tolerations) {
+		spec.Tolerations = old.Tolerations
+	}
+	if g := old.TerminationGracePeriodSeconds; g != nil && *g < 0 && spec.TerminationGracePeriodSeconds != nil && *spec.TerminationGracePeriodSeconds == 1 {
+		spec.TerminationGracePeriodSeconds = g
+	}
+	if subset(spec.SchedulingGates, old.SchedulingGates) {
+		spec.SchedulingGates = old.SchedulingGates
+	}
+	return !apiequality.Semantic.DeepEqual(old, spec)
+}
+
+// subset reports whether every element of a is in b.
+func subset[T any](a, b []T) bool {
+	for _, x := range a {
+		found := false
+		for _, y := range b {
+			found = found || apiequality.Semantic.DeepEqual(x, y)
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// resizePod is the pods/resize subresource: of the patched pod only the
+// containers' resources and resize policies are kept (the real subresource
+// drops every other change); the containers must stay the same, and only
+// cpu and memory may change.
+func resizePod(ctx context.Context, c client.Client, obj client.Object, patch client.Patch) error {
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		return apierrors.NewNotFound(schema.GroupResource{Resource: resourceOf(c, obj) + "/resize"}, obj.GetName())
+	}
+	cur, next, err := patchedPod(ctx, c, obj, patch)
+	if err != nil {
+		return err
+	}
+	if next == nil {
+		return apierrors.NewBadRequest("the resize patch does not apply")
+	}
+	if next.ResourceVersion != cur.ResourceVersion {
+		return apierrors.NewConflict(schema.GroupResource{Resource: "pods"}, cur.Name, fmt.Errorf("the object has been modified"))
+	}
+	resized := cur.DeepCopy()
+	if len(next.Spec.Containers) != len(cur.Spec.Containers) {
+		return apierrors.NewInvalid(schema.GroupKind{Kind: "Pod"}, cur.Name, field.ErrorList{field.Forbidden(field.NewPath("spec", "containers"), "containers may not be added or removed")})
+	}
+	for i, n := range next.Spec.Containers {
+		path := field.NewPath("spec", "containers").Index(i)
+		o := &resized.Spec.Containers[i]
+		if n.Name != o.Name {
+			return apierrors.NewInvalid(schema.GroupKind{Kind: "Pod"}, cur.Name, field.ErrorList{field.Forbidden(path.Child("name"), "containers may not be renamed or reordered")})
+		}
+		if !onlyCPUAndMemory(o.Resources, n.Resources) {
+			return apierrors.NewInvalid(schema.GroupKind{Kind: "Pod"}, cur.Name, field.ErrorList{field.Forbidden(path.Child("resources"), "only cpu and memory resources are mutable")})
+		}
+		o.Resources, o.ResizePolicy = n.Resources, n.ResizePolicy
+	}
+	if err := c.Update(ctx, resized); err != nil {
+		return err
+	}
+	*pod = *resized
+	return nil
+}
+
+// onlyCPUAndMemory reports whether two resource requirements differ only in
+// cpu and memory.
+func onlyCPUAndMemory(a, b corev1.ResourceRequirements) bool {
+	strip := func(r corev1.ResourceRequirements) corev1.ResourceRequirements {
+		r = *r.DeepCopy()
+		for _, l := range []corev1.ResourceList{r.Limits, r.Requests} {
+			delete(l, corev1.ResourceCPU)
+			delete(l, corev1.ResourceMemory)
+		}
+		if len(r.Limits) == 0 {
+			r.Limits = nil
+		}
+		if len(r.Requests) == 0 {
+			r.Requests = nil
+		}
+		return r
+	}
+	return apiequality.Semantic.DeepEqual(strip(a), strip(b))
 }

@@ -8,13 +8,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clonecore/cloneset/clonesetcore"
 	"github.com/clonecore/cloneset/expectations"
+	"github.com/clonecore/cloneset/manifest"
 	"github.com/clonecore/cloneset/requests"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	k8stypes "k8s.io/apimachinery/pkg/types"
+	k8syaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -269,4 +273,173 @@ func TestSendTrailingRequestsNeedTheStatusWrite(t *testing.T) {
 			}
 		})
 	}
+}
+
+// resizeWorld is a CloneSet whose template raises the cpu of its one
+// container in place (the vertical-scaling gate on), and its pod at the old
+// revision.
+const resizeWorld = `apiVersion: clonesetcore/v1alpha1
+kind: Scenario
+now: "2026-05-06T07:08:09Z"
+featureGates: {InPlaceWorkloadVerticalScaling: true}
+---
+apiVersion: apps.kruise.io/v1beta1
+kind: CloneSet
+metadata: {name: web, namespace: default, uid: cs-uid, generation: 2}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: main, image: "web:1", resources: {requests: {cpu: 500m, memory: 64Mi}, limits: {cpu: "1", memory: 128Mi}}}]}
+  updateStrategy: {rollingUpdate: {podUpdatePolicy: InPlaceIfPossible}}
+status: {observedGeneration: 1, replicas: 1, readyReplicas: 1, availableReplicas: 1, currentRevision: web-1, updateRevision: web-1}
+---
+apiVersion: apps/v1
+kind: ControllerRevision
+metadata: {name: web-1, namespace: default, labels: {app: web}}
+revision: 1
+data: {spec: {template: {$patch: replace, metadata: {labels: {app: web}}, spec: {containers: [{name: main, image: "web:1", resources: {requests: {cpu: 250m, memory: 64Mi}, limits: {cpu: "1", memory: 128Mi}}}]}}}}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web-a
+  namespace: default
+  uid: uid-web-a
+  labels: {app: web, apps.kruise.io/cloneset-instance-id: a, controller-revision-hash: web-1, pod-template-hash: "1", lifecycle.apps.kruise.io/state: Normal}
+  ownerReferences: [{apiVersion: apps.kruise.io/v1beta1, kind: CloneSet, name: web, uid: cs-uid, controller: true}]
+spec:
+  nodeName: n1
+  readinessGates: [{conditionType: InPlaceUpdateReady}]
+  containers: [{name: main, image: "web:1", resources: {requests: {cpu: 250m, memory: 64Mi}, limits: {cpu: "1", memory: 128Mi}}}]
+status:
+  phase: Running
+  conditions: [{type: Ready, status: "True"}, {type: InPlaceUpdateReady, status: "True"}]
+  containerStatuses: [{name: main, image: "web:1", imageID: sha-1, ready: true}]
+`
+
+// resizeWorldPod is the pod of resizeWorld as the API server holds it.
+func resizeWorldPod(t *testing.T) *corev1.Pod {
+	t.Helper()
+	docs := strings.Split(resizeWorld, "\n---\n")
+	pod := &corev1.Pod{}
+	if err := k8syaml.NewYAMLOrJSONDecoder(strings.NewReader(docs[len(docs)-1]), 4096).Decode(pod); err != nil {
+		t.Fatal(err)
+	}
+	return pod
+}
+
+// TestSendResize sends the library's requests for an in-place vertical
+// resize: for the newest servers (the default) the resize subresource then
+// the pod patch both apply on the fake API server; the requests for a 1.31
+// server put the resources in the pod patch, which the fake, acting as a
+// current server, refuses with the API server's Forbidden message, and the
+// pod keeps its revision.
+func TestSendResize(t *testing.T) {
+	ctx := context.Background()
+	scn, err := manifest.LoadBytes([]byte(resizeWorld), "resize.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := clonesetcore.Plan(scn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		version string
+		ok      bool
+	}{{"", true}, {"v1.32.0", true}, {"v1.31.4", false}} {
+		t.Run("server "+c.version, func(t *testing.T) {
+			reqs, err := requests.BuildWithOptions(scn, plan, requests.Options{ServerVersion: c.version})
+			if err != nil {
+				t.Fatal(err)
+			}
+			api := newAPIServer(fixedClock, resizeWorldPod(t), existingCloneSet())
+			s := &Sender{Client: api, Owner: "default/web", Now: sendNow}
+			_, err = s.Send(ctx, reqs)
+			pod := &corev1.Pod{}
+			must(t, api.Get(ctx, client.ObjectKey{Namespace: "default", Name: "web-a"}, pod))
+			cpu := pod.Spec.Containers[0].Resources.Requests.Cpu().String()
+			if c.ok {
+				if err != nil || cpu != "500m" || pod.Labels["controller-revision-hash"] == "web-1" || api.writesTo("patch pods/resize/web-a") != 1 {
+					t.Fatalf("err %v, cpu %s, labels %v, resizes %d", err, cpu, pod.Labels, api.writesTo("patch pods/resize/web-a"))
+				}
+				return
+			}
+			if !apierrors.IsInvalid(unwrapAll(err)) || !strings.Contains(err.Error(), `Pod "web-a" is invalid: spec: Forbidden: pod updates may not change fields other than`) {
+				t.Fatalf("err = %v, want the Forbidden pod update", err)
+			}
+			if cpu != "250m" || pod.Labels["controller-revision-hash"] != "web-1" {
+				t.Fatalf("a refused pod patch changed the pod: cpu %s, labels %v", cpu, pod.Labels)
+			}
+		})
+	}
+}
+
+// TestFakeServerPodRules: the fake API server's pod rules on their own. A
+// pod patch or update may change an image, not resources; pods/resize
+// changes resources and drops anything else; only pods have it.
+func TestFakeServerPodRules(t *testing.T) {
+	ctx := context.Background()
+	patch := func(sub, body string) requests.Request {
+		return requests.Request{Verb: requests.VerbPatch, Resource: requests.ResourcePods, Subresource: sub, Namespace: "default", Name: "web-a",
+			PatchType: requests.PatchStrategicMerge, Patch: json.RawMessage(body), Preconditions: &requests.Preconditions{UID: "uid-web-a"}, Batch: -1}
+	}
+	for _, c := range []struct {
+		name           string
+		req            requests.Request
+		wantErr        func(error) bool
+		image, cpuWant string
+	}{
+		{"image", patch("", `{"spec":{"containers":[{"name":"main","image":"web:2"}]}}`), nil, "web:2", "250m"},
+		{"resources in a pod patch", patch("", `{"spec":{"containers":[{"name":"main","resources":{"requests":{"cpu":"500m"}}}]}}`), apierrors.IsInvalid, "web:1", "250m"},
+		{"the same resources", patch("", `{"spec":{"containers":[{"name":"main","resources":{"requests":{"cpu":"0.25"}}}]}}`), nil, "web:1", "250m"},
+		{"activeDeadlineSeconds set by a merge patch", func() requests.Request {
+			r := patch("", `{"spec":{"activeDeadlineSeconds":5}}`)
+			r.PatchType = requests.PatchMerge
+			return r
+		}(), nil, "web:1", "250m"},
+		{"resize", patch(requests.SubresourceResize, `{"spec":{"containers":[{"name":"main","resources":{"requests":{"cpu":"500m"}}}]}}`), nil, "web:1", "500m"},
+		{"resize with an image", patch(requests.SubresourceResize, `{"spec":{"containers":[{"name":"main","image":"web:9","resources":{"requests":{"cpu":"500m"}}}]}}`), nil, "web:1", "500m"},
+		{"resize of another resource", patch(requests.SubresourceResize, `{"spec":{"containers":[{"name":"main","resources":{"requests":{"ephemeral-storage":"1Gi"}}}]}}`), apierrors.IsInvalid, "web:1", "250m"},
+		{"resize adding a container", patch(requests.SubresourceResize, `{"spec":{"containers":[{"name":"extra","image":"x"}]}}`), apierrors.IsInvalid, "web:1", "250m"},
+		{"resize of another uid", func() requests.Request {
+			r := patch(requests.SubresourceResize, `{"spec":{"containers":[{"name":"main","resources":{"requests":{"cpu":"500m"}}}]}}`)
+			r.Preconditions.UID = "other"
+			return r
+		}(), apierrors.IsInvalid, "web:1", "250m"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			api := newAPIServer(fixedClock, resizeWorldPod(t))
+			s := &Sender{Client: api, Owner: "default/web", Now: sendNow}
+			_, err := s.Send(ctx, []requests.Request{c.req})
+			if c.wantErr == nil && err != nil || c.wantErr != nil && !c.wantErr(unwrapAll(err)) {
+				t.Fatalf("err = %v", err)
+			}
+			pod := &corev1.Pod{}
+			must(t, api.Get(ctx, client.ObjectKey{Namespace: "default", Name: "web-a"}, pod))
+			if got := pod.Spec.Containers[0]; got.Image != c.image || got.Resources.Requests.Cpu().String() != c.cpuWant {
+				t.Errorf("after: image %s cpu %s, want %s %s", got.Image, got.Resources.Requests.Cpu(), c.image, c.cpuWant)
+			}
+		})
+	}
+	t.Run("an update changing resources", func(t *testing.T) {
+		api := newAPIServer(fixedClock, resizeWorldPod(t))
+		pod := &corev1.Pod{}
+		must(t, api.Get(ctx, client.ObjectKey{Namespace: "default", Name: "web-a"}, pod))
+		pod.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU] = resource.MustParse("2")
+		if err := api.Update(ctx, pod); !apierrors.IsInvalid(err) {
+			t.Errorf("err = %v, want Invalid", err)
+		}
+	})
+	t.Run("resize of a claim", func(t *testing.T) {
+		api := newAPIServer(fixedClock, &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "data", Namespace: "default"}})
+		s := &Sender{Client: api, Owner: "default/web", Now: sendNow}
+		r := patch(requests.SubresourceResize, `{"spec":{}}`)
+		r.Resource, r.Name, r.Preconditions = requests.ResourcePersistentVolumeClaims, "data", nil
+		if _, err := s.Send(ctx, []requests.Request{r}); !apierrors.IsNotFound(unwrapAll(err)) {
+			t.Errorf("err = %v, want NotFound", err)
+		}
+	})
 }

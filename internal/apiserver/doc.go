@@ -7,7 +7,10 @@
 // keyed by resource, namespace and name. The store applies creates, deletes
 // and the three patch types (JSON merge patch, strategic merge patch, JSON
 // patch) with the API server's semantics for the fields those requests touch:
-// preconditions, the status subresource, finalizers and generated names.
+// preconditions, the status subresource, finalizers and generated names,
+// and, for pods, the update rules of a current API server (Kubernetes 1.32
+// and later): the few spec fields a pod update may change, and the
+// pods/resize subresource for container resources.
 // The package also holds the comparison of a round's writes with a recorded
 // reference (see Compare).
 //

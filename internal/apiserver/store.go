@@ -316,8 +316,8 @@ func checkPreconditions(cur Object, k Key, pre *Preconditions) error {
 	return nil
 }
 
-// Patch patches an object (subresource "" or "status") with a body of a
-// patch type, as the API server does:
+// Patch patches an object (subresource "", "status", or "resize" of a pod)
+// with a body of a patch type, as the API server does:
 //   - the preconditions must hold (Conflict otherwise), and so must the
 //     metadata.uid and metadata.resourceVersion the patch leaves on the
 //     object when they differ from the stored ones (a body that sets them
@@ -325,6 +325,10 @@ func checkPreconditions(cur Object, k Key, pre *Preconditions) error {
 //   - a patch of the main resource of a resource with a status subresource
 //     leaves the status as it was; a patch of the status subresource
 //     changes only the status;
+//   - a patch of a pod's main resource may change only the spec fields a
+//     pod update may change (not container resources: checkPodUpdate); a
+//     patch of its resize subresource changes only the containers'
+//     resources and resize policies (resizePod);
 //   - name and namespace cannot change (Invalid); creationTimestamp,
 //     deletionTimestamp and deletionGracePeriodSeconds keep their stored
 //     values; on an object being deleted no finalizer may be added
@@ -343,6 +347,10 @@ func (s *Store) Patch(resource, namespace, name, subresource, patchType string, 
 	case "status":
 		if !statusSubresource[resource] {
 			return nil, errorf(ReasonNotFound, "%s has no status subresource", resource)
+		}
+	case "resize":
+		if resource != "pods" {
+			return nil, errorf(ReasonNotFound, "%s has no resize subresource", resource)
 		}
 	default:
 		return nil, errorf(ReasonNotFound, "unknown subresource %q of %s", subresource, resource)
@@ -387,20 +395,30 @@ func (s *Store) Patch(resource, namespace, name, subresource, patchType string, 
 		}
 	}
 	var next Object
-	if subresource == "status" {
+	switch subresource {
+	case "status":
 		next = copyObject(cur)
 		if st, ok := patched["status"]; ok {
 			next["status"] = st
 		} else {
 			delete(next, "status")
 		}
-	} else {
+	case "resize":
+		if next, err = resizePod(k, cur, patched); err != nil {
+			return nil, err
+		}
+	default:
 		next = patched
 		if statusSubresource[resource] {
 			if st, ok := cur["status"]; ok {
 				next["status"] = DeepCopy(st)
 			} else {
 				delete(next, "status")
+			}
+		}
+		if resource == "pods" {
+			if err := checkPodUpdate(k, cur, next); err != nil {
+				return nil, err
 			}
 		}
 	}
