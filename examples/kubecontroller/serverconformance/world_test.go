@@ -14,6 +14,7 @@ import (
 	"github.com/clonecore/cloneset/internal/apiserver"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -223,6 +224,11 @@ func load(ctx context.Context, c client.Client, w *world, prefix string) (*loade
 		}
 	}
 	for _, kind := range loadOrder {
+		if kind == "Pod" {
+			if err := l.createMissingNodes(ctx, c, w); err != nil {
+				return l, err
+			}
+		}
 		for _, d := range w.docs {
 			if kindOf(d) != kind {
 				continue
@@ -233,6 +239,49 @@ func load(ctx context.Context, c client.Client, w *world, prefix string) (*loade
 		}
 	}
 	return l, nil
+}
+
+// nodeNames returns the names of the world's nodes.
+func (w *world) nodeNames() map[string]bool {
+	out := map[string]bool{}
+	for _, d := range w.docs {
+		if kindOf(d) == "Node" {
+			out[metaString(d, "name")] = true
+		}
+	}
+	return out
+}
+
+// createMissingNodes gives the server a node for every node a world pod is
+// bound to that the world lacks (the server refuses a resize of a pod on a
+// node it does not know, or whose allocatable resources are too few). They are the server's only: the library plans on
+// the world as it is.
+func (l *loaded) createMissingNodes(ctx context.Context, c client.Client, w *world) error {
+	have := w.nodeNames()
+	for _, d := range w.docs {
+		if kindOf(d) != "Pod" {
+			continue
+		}
+		spec, _ := d["spec"].(map[string]any)
+		n, _ := spec["nodeName"].(string)
+		if n == "" || have[n] {
+			continue
+		}
+		have[n] = true
+		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n, Labels: map[string]string{corev1.LabelHostname: n}}}
+		if err := c.Create(ctx, node); err != nil {
+			return fmt.Errorf("node %s of the world's pods: %w", n, err)
+		}
+		node.Status.Capacity = corev1.ResourceList{
+			corev1.ResourceCPU: resource.MustParse("1000"), corev1.ResourceMemory: resource.MustParse("1Ti"), corev1.ResourcePods: resource.MustParse("1000"),
+		}
+		node.Status.Allocatable = node.Status.Capacity
+		if err := c.Status().Update(ctx, node); err != nil {
+			return fmt.Errorf("status of node %s: %w", n, err)
+		}
+		l.nodes = append(l.nodes, n)
+	}
+	return nil
 }
 
 // create creates one world object (and its status), recording its uid.
