@@ -385,6 +385,7 @@ func TestSchemaDeclaresGoldenCloneSets(t *testing.T) {
 func TestSchemaDeclaresWhatRequestsWrite(t *testing.T) {
 	c := loadCRD(t)
 	golden := readGoldenCloneSets(t)
+	t.Logf("%d status writes and %d CloneSet patch operations checked", len(golden.statusWrites), len(golden.specPatches))
 	for _, v := range c.Spec.Versions {
 		root := v.Schema.OpenAPIV3Schema
 		status := structuralOf(t, &v)
