@@ -45,8 +45,9 @@ func TestDecodeCloneSetTree(t *testing.T) {
 			t.Errorf("%s (-loader +tree):\n%s", apiVersion, diff)
 		}
 	}
-	if _, err := DecodeCloneSetTree(map[string]any{"apiVersion": "apps.kruise.io/v1beta1", "kind": "CloneSet", "spec": map[string]any{"replicas": "two"}}, "bad"); err == nil {
-		t.Error("a bad tree decodes without error")
+	_, err := DecodeCloneSetTree(map[string]any{"apiVersion": "apps.kruise.io/v1beta1", "kind": "CloneSet", "metadata": map[string]any{"name": "bad"}, "spec": map[string]any{"replicas": "two"}}, "CloneSet default/bad")
+	if want := `CloneSet default/bad: spec.replicas: expected an integer, got "two"`; err == nil || err.Error() != want {
+		t.Errorf("a bad tree: error %v, want %s (the object named once)", err, want)
 	}
 }
 

@@ -57,6 +57,10 @@ func (d *decoder) errorf(n *yaml.Node, path, format string, args ...any) {
 		return // the same complaint about the same node, from another accessor
 	}
 	d.seen[msg] = true
+	if loc == d.object { // a tree decoded alone: its source is the object
+		d.errs = append(d.errs, fmt.Errorf("%s: %s", loc, msg))
+		return
+	}
 	d.errs = append(d.errs, fmt.Errorf("%s: %s: %s", loc, d.object, msg))
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/clonecore/cloneset/manifest"
@@ -51,19 +52,59 @@ type ScenarioOptions struct {
 	Cache *ConversionCache
 }
 
+// InvalidCloneSetError is the error of Scenario for a CloneSet the library
+// refuses: a field of the wrong type, or a spec that OpenKruise's admission
+// webhook would refuse (model.ValidateStored; for example maxUnavailable and
+// maxSurge both 0). Nothing can be planned for it until it changes.
+type InvalidCloneSetError struct {
+	// Namespace and Name name the CloneSet.
+	Namespace, Name string
+	// Problems say what is wrong, a field each, starting with the field's
+	// path: "spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid
+	// value: 0: maxUnavailable and maxSurge should not both be less than 1".
+	Problems []string
+}
+
+// Error names the CloneSet and its problems.
+func (e *InvalidCloneSetError) Error() string {
+	return fmt.Sprintf("CloneSet %s/%s: %s", e.Namespace, e.Name, strings.Join(e.Problems, "; "))
+}
+
+// invalidCloneSet wraps an error of CloneSetFromUnstructured (the errors of
+// the fields, joined, each naming the object first).
+func invalidCloneSet(u *unstructured.Unstructured, err error) *InvalidCloneSetError {
+	out := &InvalidCloneSetError{Namespace: u.GetNamespace(), Name: u.GetName()}
+	errs := []error{err}
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = joined.Unwrap()
+	}
+	for _, e := range errs {
+		out.Problems = append(out.Problems, strings.TrimPrefix(e.Error(), cloneSetSource(u)+": "))
+	}
+	if out.Namespace == "" {
+		out.Namespace = "default"
+	}
+	return out
+}
+
+// cloneSetSource names a CloneSet in the errors of its conversion.
+func cloneSetSource(u *unstructured.Unstructured) string {
+	return "CloneSet " + u.GetNamespace() + "/" + u.GetName()
+}
+
 // Scenario converts client objects into the library's model, exactly as the
 // manifest loader reads the same objects written as JSON: the CloneSet gets
 // its webhook defaults (and, for v1alpha1, the conversion to the internal
-// shape) and must pass the stored-object validation; pods and claims that
-// belong to something else are listed in SetAside; revisions of another
-// namespace too.
+// shape) and must pass the stored-object validation (an
+// *InvalidCloneSetError otherwise); pods and claims that belong to something
+// else are listed in SetAside; revisions of another namespace too.
 func Scenario(objs Objects, opts ScenarioOptions) (*model.Scenario, error) {
 	if objs.CloneSet == nil {
 		return nil, errors.New("no CloneSet")
 	}
 	cs, err := CloneSetFromUnstructured(objs.CloneSet)
 	if err != nil {
-		return nil, err
+		return nil, invalidCloneSet(objs.CloneSet, err)
 	}
 	if cs.Namespace == "" {
 		cs.Namespace = "default"
@@ -85,15 +126,15 @@ func Scenario(objs Objects, opts ScenarioOptions) (*model.Scenario, error) {
 	}
 	model.SetDefaults(cs)
 	model.ConvertV1alpha1(cs)
-	var errs []error
+	var problems []string
 	for _, fe := range model.ValidateStored(cs, pods) {
 		if opts.SkipBudgetRule && (fe.Rule == "A17" || fe.Rule == "B17") {
 			continue
 		}
-		errs = append(errs, fmt.Errorf("CloneSet %s/%s: %s", cs.Namespace, cs.Name, fe.Error()))
+		problems = append(problems, fe.Error())
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	if len(problems) > 0 {
+		return nil, &InvalidCloneSetError{Namespace: cs.Namespace, Name: cs.Name, Problems: problems}
 	}
 
 	scn := &model.Scenario{Now: opts.Now, Gates: model.DefaultFeatureGates(), Controller: opts.Controller, CloneSet: cs}
@@ -392,5 +433,5 @@ func RevisionFromObject(r *appsv1.ControllerRevision) (*model.Revision, error) {
 // (manifest.DecodeCloneSetTree), so it gives the model the manifest loader
 // gives.
 func CloneSetFromUnstructured(u *unstructured.Unstructured) (*model.CloneSet, error) {
-	return manifest.DecodeCloneSetTree(u.Object, "CloneSet "+u.GetNamespace()+"/"+u.GetName())
+	return manifest.DecodeCloneSetTree(u.Object, cloneSetSource(u))
 }

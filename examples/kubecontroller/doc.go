@@ -25,4 +25,13 @@
 //     with their UID preconditions; the status through the status
 //     subresource;
 //  5. returns the plan's requeue.
+//
+// A CloneSet the library refuses in step 3 (a field of the wrong type, or a
+// spec OpenKruise's admission webhook would refuse: InvalidCloneSetError)
+// gets a Warning event naming the field (ReasonInvalidSpec, once per
+// generation) and nothing else: no write, no requeue. With DryRun, step 4
+// logs the requests instead of sending them.
+//
+// The CloneSet CustomResourceDefinition is in package crd; the command
+// cmd/clonesetcontroller runs the Reconciler in a manager.
 package kubecontroller

@@ -3,7 +3,9 @@ package kubecontroller
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -11,14 +13,17 @@ import (
 	"github.com/clonecore/cloneset/expectations"
 	"github.com/clonecore/cloneset/model"
 	"github.com/clonecore/cloneset/requests"
+	"github.com/go-logr/logr"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
@@ -38,29 +43,64 @@ type Reconciler struct {
 	// Expectations are shared by all reconciles (created on first use).
 	Expectations *Expectations
 	// Logf, when set, receives a line per blocked round, dropped
-	// expectation and failed request.
+	// expectation, failed request, refused CloneSet and, in a dry run,
+	// request not sent. When nil, the lines go to the logger of the
+	// reconcile's context (controller-runtime puts the manager's there).
 	Logf func(format string, args ...any)
+
+	// ServerVersion is the API server's version, for the requests
+	// ("v1.37.2", as the server reports it); empty = newest.
+	ServerVersion string
+	// DryRun plans every round and builds its requests, logs each request
+	// and sends none: not a write, the status and events included. The
+	// expectations record nothing.
+	DryRun bool
+	// Recorder records the Warning event of a CloneSet the library refuses
+	// (ReasonInvalidSpec). SetupWithManager takes the manager's when nil
+	// (except in a dry run); without one the refusal is only logged.
+	Recorder events.EventRecorder
+	// MaxConcurrentReconciles is how many CloneSets SetupWithManager lets
+	// the controller reconcile at once (1 when 0).
+	MaxConcurrentReconciles int
 
 	// VerifyTracker also plans every round with clonesetcore.Plan on the
 	// converted objects and fails the round when the Tracker's plan differs
 	// (tests turn it on; it costs a whole plan).
 	VerifyTracker bool
 
-	// mu guards tracked: the state kept per CloneSet between rounds.
+	// mu guards tracked (the state kept per CloneSet between rounds), Last
+	// and the creation of Expectations.
 	mu      sync.Mutex
 	tracked map[string]*trackedCloneSet
 
 	// Last is the result of the latest reconcile, for tests and tools
-	// (meaningful with one worker: a manager running several reconciles at
-	// once overwrites it concurrently).
+	// (meaningful with one worker: with several, it is the result of
+	// whichever reconcile ended last).
 	Last Round
 }
 
+// The event of a refused CloneSet.
+const (
+	// ReasonInvalidSpec is the reason of the Warning event recorded on a
+	// CloneSet the library refuses.
+	ReasonInvalidSpec = "InvalidSpec"
+	// ActionReconcile is the action of the events the Reconciler records.
+	ActionReconcile = "Reconcile"
+	// EventSource is the name the Reconciler's events are reported by.
+	EventSource = "cloneset-controller"
+	// maxEventNote is the longest note of an event (the API refuses notes
+	// above 1024 bytes).
+	maxEventNote = 1024
+)
+
 // trackedCloneSet is what the Reconciler keeps per CloneSet: the objects
-// converted in earlier rounds and the incremental planner fed with them.
+// converted in earlier rounds and the incremental planner fed with them,
+// and the refusal last reported (so that a refused CloneSet gets one event
+// per change, not one per reconcile).
 type trackedCloneSet struct {
 	cache   *ConversionCache
 	tracker *clonesetcore.Tracker
+	refused string
 }
 
 // state returns the state kept for the CloneSet owner, creating it; with
@@ -87,9 +127,13 @@ func (r *Reconciler) state(owner string, forget bool) *trackedCloneSet {
 type Round struct {
 	// Blocked lists the expectations that kept the round from planning.
 	Blocked []expectations.Expectation
+	// Refused is why the library refused the CloneSet (nil when it did
+	// not): the round planned nothing and wrote nothing.
+	Refused *InvalidCloneSetError
 	// Plan is the plan (nil when the round did not plan).
 	Plan *clonesetcore.Result
-	// Outcomes are the requests of the plan and what became of them.
+	// Outcomes are the requests of the plan and what became of them (in a
+	// dry run, none is sent).
 	Outcomes []Outcome
 }
 
@@ -118,16 +162,33 @@ func (r *Reconciler) now() time.Time {
 	return r.Now()
 }
 
-func (r *Reconciler) logf(format string, args ...any) {
+func (r *Reconciler) logf(ctx context.Context, format string, args ...any) {
 	if r.Logf != nil {
 		r.Logf(format, args...)
+		return
 	}
+	logr.FromContextOrDiscard(ctx).Info(fmt.Sprintf(format, args...))
+}
+
+// expectations returns the shared expectations, creating them.
+func (r *Reconciler) expectations() *Expectations {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.Expectations == nil {
+		r.Expectations = NewExpectations(0)
+	}
+	return r.Expectations
 }
 
 // SetupWithManager registers the reconciler with a manager: it watches the
-// CloneSets (unstructured, of the reconciler's version) and the pods and
-// claims they own.
+// CloneSets (unstructured, of the reconciler's version) and the pods,
+// claims and revisions they own, with MaxConcurrentReconciles workers, and
+// records its events with the manager's recorder (unless Recorder is set or
+// this is a dry run).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.Recorder == nil && !r.DryRun {
+		r.Recorder = mgr.GetEventRecorder(EventSource)
+	}
 	cs := &unstructured.Unstructured{}
 	cs.SetGroupVersionKind(r.gvk())
 	return ctrl.NewControllerManagedBy(mgr).
@@ -135,16 +196,22 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Owns(&corev1.Pod{}).
 		Owns(&corev1.PersistentVolumeClaim{}).
 		Watches(&appsv1.ControllerRevision{}, handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), cs, handler.OnlyControllerOwner())).
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).
 		Complete(r)
 }
 
 // Reconcile runs one round for the CloneSet req names: read, check the
-// expectations, plan, send, and requeue as the plan asks.
+// expectations, plan, send, and requeue as the plan asks. A CloneSet the
+// library refuses gets a Warning event (once per change of it) and nothing
+// else: no write, no error, no requeue; its next change reconciles again.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	r.Last = Round{}
-	if r.Expectations == nil {
-		r.Expectations = NewExpectations(0)
-	}
+	var round Round
+	defer func() {
+		r.mu.Lock()
+		r.Last = round
+		r.mu.Unlock()
+	}()
+	exp := r.expectations()
 	now := r.now()
 	owner := req.String()
 
@@ -152,7 +219,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	cs.SetGroupVersionKind(r.gvk())
 	if err := r.Client.Get(ctx, req.NamespacedName, cs); err != nil {
 		if apierrors.IsNotFound(err) {
-			r.Expectations.Do(func(s *expectations.Store) { s.Forget(owner) })
+			exp.Do(func(s *expectations.Store) { s.Forget(owner) })
 			r.state(owner, true)
 			return reconcile.Result{}, nil
 		}
@@ -164,13 +231,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 
 	// Writes of earlier rounds the cache does not show yet block this one.
-	verdict := r.Expectations.Satisfied(owner, now, Lookup(objs))
+	verdict := exp.Satisfied(owner, now, Lookup(objs))
 	for _, e := range verdict.Dropped {
-		r.logf("%s: gave up waiting for the %s of %s", owner, e.Op, e.Object)
+		r.logf(ctx, "%s: gave up waiting for the %s of %s", owner, e.Op, e.Object)
 	}
 	if !verdict.Satisfied {
-		r.Last.Blocked = verdict.Pending
-		r.logf("%s: waiting for the cache to show %d write(s), first %s of %s", owner, len(verdict.Pending), verdict.Pending[0].Op, verdict.Pending[0].Object)
+		round.Blocked = verdict.Pending
+		r.logf(ctx, "%s: waiting for the cache to show %d write(s), first %s of %s", owner, len(verdict.Pending), verdict.Pending[0].Op, verdict.Pending[0].Object)
 		return reconcile.Result{RequeueAfter: verdict.RequeueAfter}, nil
 	}
 
@@ -178,9 +245,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	// read again: the Tracker plans from its records of the others.
 	st := r.state(owner, false)
 	scn, err := Scenario(objs, ScenarioOptions{Now: now, Gates: r.Gates, Cache: st.cache})
-	if err != nil {
-		return reconcile.Result{}, reconcile.TerminalError(err)
+	var invalid *InvalidCloneSetError
+	switch {
+	case errors.As(err, &invalid):
+		round.Refused = invalid
+		r.refuse(ctx, cs, st, invalid)
+		return reconcile.Result{}, nil
+	case err != nil:
+		return reconcile.Result{}, reconcile.TerminalError(err) // a revision whose data does not decode
 	}
+	st.refused = ""
 	st.tracker.Sync(scn)
 	plan, err := st.tracker.Plan(now)
 	if err != nil {
@@ -191,19 +265,66 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			return reconcile.Result{}, fmt.Errorf("%s: %w", owner, err)
 		}
 	}
-	r.Last.Plan = plan
-	reqs, err := requests.Build(scn, plan)
+	round.Plan = plan
+	reqs, err := r.buildRequests(scn, plan)
 	if err != nil {
 		return reconcile.Result{}, fmt.Errorf("%s: requests of the plan: %w", owner, err)
 	}
-	sender := &Sender{Client: r.Client, CloneSetGVK: r.gvk(), Expectations: r.Expectations, Owner: owner, Now: now}
+	if r.DryRun {
+		round.Outcomes = r.dryRun(ctx, owner, reqs)
+		return reconcile.Result{RequeueAfter: plan.RequeueAfter()}, nil
+	}
+	sender := &Sender{Client: r.Client, CloneSetGVK: r.gvk(), Expectations: exp, Owner: owner, Now: now}
 	outcomes, err := sender.Send(ctx, reqs)
-	r.Last.Outcomes = outcomes
+	round.Outcomes = outcomes
 	if err != nil {
-		r.logf("%s: %v", owner, err)
+		r.logf(ctx, "%s: %v", owner, err)
 		return reconcile.Result{}, err
 	}
 	return reconcile.Result{RequeueAfter: plan.RequeueAfter()}, nil
+}
+
+// buildRequests turns a plan into the round's API requests for the API
+// server's version (r.ServerVersion: from 1.32 resource changes go to the
+// pods/resize subresource).
+func (r *Reconciler) buildRequests(scn *model.Scenario, plan *clonesetcore.Result) ([]requests.Request, error) {
+	return requests.BuildWithOptions(scn, plan, requests.Options{ServerVersion: r.ServerVersion})
+}
+
+// dryRun logs the requests of a round and sends none.
+func (r *Reconciler) dryRun(ctx context.Context, owner string, reqs []requests.Request) []Outcome {
+	if len(reqs) == 0 {
+		r.logf(ctx, "%s: dry run: nothing to send", owner)
+	}
+	out := make([]Outcome, len(reqs))
+	for i, q := range reqs {
+		out[i] = Outcome{Request: q}
+		r.logf(ctx, "%s: dry run: would send %s", owner, describe(q))
+	}
+	return out
+}
+
+// refuse reports a CloneSet the library refuses: a log line and a Warning
+// event on the CloneSet (in a dry run, the log line only), once for each
+// generation and reason.
+func (r *Reconciler) refuse(ctx context.Context, cs *unstructured.Unstructured, st *trackedCloneSet, invalid *InvalidCloneSetError) {
+	reason := strings.Join(invalid.Problems, "; ")
+	key := fmt.Sprintf("%s/%d/%s", cs.GetUID(), cs.GetGeneration(), reason)
+	if st.refused == key {
+		return
+	}
+	st.refused = key
+	note := "refused, nothing written: " + reason
+	if len(note) > maxEventNote {
+		note = note[:maxEventNote-len("...")] + "..."
+	}
+	r.logf(ctx, "%s/%s: %s", invalid.Namespace, invalid.Name, note)
+	switch {
+	case r.DryRun:
+		r.logf(ctx, "%s/%s: dry run: would record a Warning event %s", invalid.Namespace, invalid.Name, ReasonInvalidSpec)
+	case r.Recorder != nil:
+		r.Recorder.Eventf(cs, nil, corev1.EventTypeWarning, ReasonInvalidSpec, ActionReconcile, "%s", note)
+	}
 }
 
 // samePlan checks that plan, from the Tracker, is what clonesetcore.Plan

@@ -199,9 +199,42 @@ func (s *Sender) sendOne(ctx context.Context, r requests.Request) error {
 		err = fmt.Errorf("unknown verb %q", r.Verb)
 	}
 	if err != nil {
-		return fmt.Errorf("%s %s %s/%s: %w", r.Verb, resourcePath(r), r.Namespace, r.Name, err)
+		return fmt.Errorf("%s: %w", target(r), err)
 	}
 	return nil
+}
+
+// target names what a request does to which object: "patch pods/status
+// default/web-x".
+func target(r requests.Request) string {
+	return fmt.Sprintf("%s %s %s/%s", r.Verb, resourcePath(r), r.Namespace, r.Name)
+}
+
+// maxSummary is the most of a body describe shows.
+const maxSummary = 300
+
+// describe renders a request in one line for a log: its target, the patch
+// type and the patch (cut at maxSummary bytes) or the size of the created
+// object, and the preconditions.
+func describe(r requests.Request) string {
+	s := target(r)
+	switch r.Verb {
+	case requests.VerbPatch:
+		body := string(r.Patch)
+		if len(body) > maxSummary {
+			body = fmt.Sprintf("%s... (%d bytes)", body[:maxSummary], len(r.Patch))
+		}
+		s += fmt.Sprintf(" (%s) %s", r.PatchType, body)
+	case requests.VerbCreate:
+		s += fmt.Sprintf(" (an object of %d bytes)", len(r.Object))
+	}
+	if p := r.Preconditions; p != nil && p.UID != "" {
+		s += " if uid " + p.UID
+	}
+	if p := r.Preconditions; p != nil && p.ResourceVersion != "" {
+		s += " if resourceVersion " + p.ResourceVersion
+	}
+	return s
 }
 
 func resourcePath(r requests.Request) string {

@@ -1,0 +1,326 @@
+// Command clonesetcontroller runs the reference CloneSet controller of
+// package kubecontroller against a cluster: a controller-runtime manager
+// watching CloneSets (apps.kruise.io, one API version) and the pods, claims
+// and revisions they own, planning every round with the library and sending
+// the requests it builds.
+//
+// Install the CloneSet CustomResourceDefinition first (crd/clonesets.yaml),
+// then:
+//
+//	clonesetcontroller --kubeconfig ~/.kube/config
+//	clonesetcontroller --dry-run --namespace prod   # plans and logs, writes nothing
+//
+// Run it with -h for the flags. It stops on SIGINT or SIGTERM.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/clonecore/cloneset/examples/kubecontroller"
+	"github.com/go-logr/logr"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/version"
+	"k8s.io/client-go/discovery"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	switch {
+	case err == nil:
+	case errors.Is(err, errUsage):
+		fmt.Fprintln(os.Stderr, "clonesetcontroller:", err)
+		os.Exit(2)
+	default:
+		fmt.Fprintln(os.Stderr, "clonesetcontroller:", err)
+		os.Exit(1)
+	}
+}
+
+// errUsage marks the errors of a bad command line (exit status 2).
+var errUsage = errors.New("usage")
+
+// usageError is a bad command line.
+func usageError(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", errUsage, fmt.Sprintf(format, args...))
+}
+
+// options are the command line's settings.
+type options struct {
+	kubeconfig              string
+	namespace               string
+	cloneSetVersion         string
+	workers                 int
+	leaderElect             bool
+	leaderElectionID        string
+	leaderElectionNamespace string
+	metricsBindAddress      string
+	healthProbeBindAddress  string
+	dryRun                  bool
+	serverVersion           string
+}
+
+// The defaults of the flags that have one.
+const (
+	defaultCloneSetVersion  = "v1beta1"
+	defaultWorkers          = 1
+	defaultLeaderElectionID = "clonesetcontroller.clonecore.github.io"
+	defaultMetricsAddress   = "0"
+	defaultHealthAddress    = ":8081"
+)
+
+// cloneSetKinds are the CloneSet versions --cloneset-version accepts.
+var cloneSetKinds = map[string]schema.GroupVersionKind{
+	"v1beta1":  kubecontroller.CloneSetV1beta1,
+	"v1alpha1": kubecontroller.CloneSetV1alpha1,
+}
+
+// parseFlags reads the command line. -h prints the flags on stdout and
+// returns flag.ErrHelp; a bad command line is an errUsage error.
+func parseFlags(args []string, stdout io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("clonesetcontroller", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "path to a kubeconfig (default: in-cluster, else $KUBECONFIG, else ~/.kube/config)")
+	fs.StringVar(&o.namespace, "namespace", "", "watch the CloneSets of this namespace only (default: all namespaces)")
+	fs.StringVar(&o.cloneSetVersion, "cloneset-version", defaultCloneSetVersion, "the CloneSet API version to read and write: v1beta1 or v1alpha1")
+	fs.IntVar(&o.workers, "workers", defaultWorkers, "how many CloneSets to reconcile at once")
+	fs.BoolVar(&o.leaderElect, "leader-elect", false, "run only while holding a leader-election Lease (for several replicas)")
+	fs.StringVar(&o.leaderElectionID, "leader-election-id", defaultLeaderElectionID, "the name of the leader-election Lease")
+	fs.StringVar(&o.leaderElectionNamespace, "leader-election-namespace", "", "the namespace of the leader-election Lease (default: the pod's own, in a cluster)")
+	fs.StringVar(&o.metricsBindAddress, "metrics-bind-address", defaultMetricsAddress, `the address of the Prometheus metrics endpoint ("0" disables it), e.g. ":8080"`)
+	fs.StringVar(&o.healthProbeBindAddress, "health-probe-bind-address", defaultHealthAddress, `the address of the /healthz and /readyz endpoints ("0" disables them)`)
+	fs.BoolVar(&o.dryRun, "dry-run", false, "plan and log the requests of every round, send none (no write at all, status and events included)")
+	fs.StringVar(&o.serverVersion, "server-version", "", "the API server's version the requests are built for, e.g. v1.31.4 (default: read from the server at start)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			printUsage(fs, stdout)
+			return o, err
+		}
+		return o, usageError("%v", err)
+	}
+	if fs.NArg() > 0 {
+		return o, usageError("unexpected argument %q (every setting is a flag; -h lists them)", fs.Arg(0))
+	}
+	if _, ok := cloneSetKinds[o.cloneSetVersion]; !ok {
+		return o, usageError("--cloneset-version %q: want v1beta1 or v1alpha1", o.cloneSetVersion)
+	}
+	if o.workers < 1 {
+		return o, usageError("--workers %d: want 1 or more", o.workers)
+	}
+	if o.leaderElect && o.leaderElectionID == "" {
+		return o, usageError("--leader-elect needs a --leader-election-id")
+	}
+	if o.dryRun && o.leaderElect {
+		return o, usageError("--dry-run and --leader-elect: a dry run writes nothing, a leader-election Lease included")
+	}
+	if o.serverVersion != "" {
+		if _, err := version.ParseGeneric(o.serverVersion); err != nil {
+			return o, usageError("--server-version %q: want a Kubernetes version such as v1.31.4", o.serverVersion)
+		}
+	}
+	return o, nil
+}
+
+func printUsage(fs *flag.FlagSet, w io.Writer) {
+	fmt.Fprintln(w, "Usage: clonesetcontroller [flags]")
+	fmt.Fprintln(w, "\nRuns the reference CloneSet controller against a cluster. Flags:")
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+}
+
+// run is the command: it parses args, connects to the cluster, and runs the
+// controller until ctx ends (nil then). Logs go to stderr; -h prints the
+// flags on stdout.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	o, err := parseFlags(args, stdout)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	logger := logr.FromSlogHandler(slog.NewTextHandler(stderr, nil))
+	ctrl.SetLogger(logger)
+	log := logger.WithName("clonesetcontroller")
+
+	cfg, err := restConfig(o.kubeconfig)
+	if err != nil {
+		return err
+	}
+	dc, err := discoveryClient(cfg)
+	if err != nil {
+		return err
+	}
+	gvk := cloneSetKinds[o.cloneSetVersion]
+	if err := checkServed(dc, gvk); err != nil {
+		return err
+	}
+	serverVersion, source := o.serverVersion, "--server-version"
+	if serverVersion == "" {
+		if serverVersion, err = readServerVersion(dc); err != nil {
+			return err
+		}
+		source = "the API server"
+	}
+	log.Info("starting", "apiServer", cfg.Host, "serverVersion", serverVersion, "serverVersionFrom", source,
+		"cloneSetVersion", o.cloneSetVersion, "namespace", o.namespace, "workers", o.workers, "dryRun", o.dryRun, "leaderElect", o.leaderElect)
+
+	mgr, err := newManager(cfg, o, logger)
+	if err != nil {
+		return err
+	}
+	var c client.Client = mgr.GetClient()
+	if o.dryRun {
+		c = readOnlyClient{c}
+	}
+	r := &kubecontroller.Reconciler{
+		Client:                  c,
+		CloneSetGVK:             gvk,
+		ServerVersion:           serverVersion,
+		DryRun:                  o.dryRun,
+		MaxConcurrentReconciles: o.workers,
+	}
+	if err := r.SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("set up the controller: %w", err)
+	}
+	if err := mgr.Start(ctx); err != nil {
+		return fmt.Errorf("run the manager: %w", err)
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// restConfig loads the kubeconfig at path, or, when path is empty, the
+// in-cluster configuration, else $KUBECONFIG, else ~/.kube/config (as
+// controller-runtime finds it).
+func restConfig(path string) (*rest.Config, error) {
+	if path == "" {
+		cfg, err := ctrl.GetConfig()
+		if err != nil {
+			return nil, fmt.Errorf("no cluster to talk to (not in a cluster, no $KUBECONFIG, no ~/.kube/config; or give --kubeconfig): %w", err)
+		}
+		return cfg, nil
+	}
+	loader := &clientcmd.ClientConfigLoadingRules{ExplicitPath: path}
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(loader, &clientcmd.ConfigOverrides{}).ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("--kubeconfig %s: %w", path, err)
+	}
+	if cfg.QPS == 0 {
+		cfg.QPS = -1 // no client-side rate limit, as ctrl.GetConfig: the API server's priority and fairness applies
+	}
+	return cfg, nil
+}
+
+// discoveryTimeout bounds each discovery request at start.
+const discoveryTimeout = 30 * time.Second
+
+// discoveryClient returns a client for the API server's discovery, whose
+// requests time out after discoveryTimeout.
+func discoveryClient(cfg *rest.Config) (*discovery.DiscoveryClient, error) {
+	c := rest.CopyConfig(cfg)
+	c.Timeout = discoveryTimeout
+	dc, err := discovery.NewDiscoveryClientForConfig(c)
+	if err != nil {
+		return nil, fmt.Errorf("connect to the API server at %s: %w", cfg.Host, err)
+	}
+	return dc, nil
+}
+
+// readServerVersion asks the API server its version (GET /version), once.
+func readServerVersion(dc discovery.ServerVersionInterface) (string, error) {
+	info, err := dc.ServerVersion()
+	if err != nil {
+		return "", fmt.Errorf("read the API server's version (or give --server-version): %w", err)
+	}
+	if _, err := version.ParseGeneric(info.GitVersion); err != nil {
+		return "", fmt.Errorf("the API server reports version %q, which does not parse (give --server-version): %w", info.GitVersion, err)
+	}
+	return info.GitVersion, nil
+}
+
+// checkServed fails when the API server does not serve the CloneSet kind
+// (the CustomResourceDefinition is not installed, or lacks the version).
+func checkServed(dc discovery.ServerResourcesInterface, gvk schema.GroupVersionKind) error {
+	list, err := dc.ServerResourcesForGroupVersion(gvk.GroupVersion().String())
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("look up %s %s: %w", gvk.GroupVersion(), gvk.Kind, err)
+	}
+	if list != nil {
+		for _, r := range list.APIResources {
+			if r.Kind == gvk.Kind {
+				return nil
+			}
+		}
+	}
+	return fmt.Errorf("the API server does not serve %s %s: install the CloneSet CustomResourceDefinition (kubectl apply -f crd/clonesets.yaml)", gvk.GroupVersion(), gvk.Kind)
+}
+
+// skipNameValidation lets a second run in one process register the
+// controller under the same name.
+var skipNameValidation = true
+
+// newManager builds the manager: the client's scheme, the cache (of one
+// namespace, or all), metrics, health probes and leader election.
+func newManager(cfg *rest.Config, o options, logger logr.Logger) (ctrl.Manager, error) {
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	opts := ctrl.Options{
+		Scheme:                        scheme,
+		Logger:                        logger,
+		Metrics:                       metricsserver.Options{BindAddress: o.metricsBindAddress},
+		HealthProbeBindAddress:        o.healthProbeBindAddress,
+		LeaderElection:                o.leaderElect,
+		LeaderElectionID:              o.leaderElectionID,
+		LeaderElectionNamespace:       o.leaderElectionNamespace,
+		LeaderElectionReleaseOnCancel: true,
+		// The CloneSet is read as an unstructured object: from the cache
+		// too, like the pods (controller-runtime reads unstructured objects
+		// from the API server unless told otherwise).
+		Client: client.Options{Cache: &client.CacheOptions{Unstructured: true}},
+		// run may run again in the same process (tests): the controller's
+		// name is then taken already, and its metrics are the same ones.
+		Controller: config.Controller{SkipNameValidation: &skipNameValidation},
+	}
+	if o.namespace != "" {
+		opts.Cache = cache.Options{DefaultNamespaces: map[string]cache.Config{o.namespace: {}}}
+	}
+	mgr, err := ctrl.NewManager(cfg, opts)
+	if err != nil {
+		return nil, fmt.Errorf("create the manager: %w", err)
+	}
+	if o.healthProbeBindAddress != "0" {
+		if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
+			return nil, err
+		}
+		if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
+			return nil, err
+		}
+	}
+	return mgr, nil
+}

@@ -1,0 +1,268 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clonecore/cloneset/examples/kubecontroller"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+)
+
+func TestFlagDefaults(t *testing.T) {
+	o, err := parseFlags(nil, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := options{
+		cloneSetVersion:        "v1beta1",
+		workers:                1,
+		leaderElectionID:       defaultLeaderElectionID,
+		metricsBindAddress:     "0",
+		healthProbeBindAddress: ":8081",
+	}
+	if o != want {
+		t.Errorf("defaults %+v, want %+v", o, want)
+	}
+}
+
+func TestFlagsParse(t *testing.T) {
+	o, err := parseFlags([]string{
+		"--kubeconfig", "/k", "--namespace", "prod", "--cloneset-version", "v1alpha1", "--workers", "4",
+		"--leader-elect", "--leader-election-id", "lease", "--leader-election-namespace", "kube-system",
+		"--metrics-bind-address", ":8080", "--health-probe-bind-address", "0", "--server-version", "v1.31.4",
+	}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := options{
+		kubeconfig: "/k", namespace: "prod", cloneSetVersion: "v1alpha1", workers: 4,
+		leaderElect: true, leaderElectionID: "lease", leaderElectionNamespace: "kube-system",
+		metricsBindAddress: ":8080", healthProbeBindAddress: "0", serverVersion: "v1.31.4",
+	}
+	if o != want {
+		t.Errorf("parsed %+v, want %+v", o, want)
+	}
+	if o, err := parseFlags([]string{"--dry-run"}, &bytes.Buffer{}); err != nil || !o.dryRun {
+		t.Errorf("--dry-run: %+v %v", o, err)
+	}
+}
+
+func TestFlagErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--cloneset-version", "v1"}, "--cloneset-version"},
+		{[]string{"--workers", "0"}, "--workers"},
+		{[]string{"--leader-elect", "--leader-election-id", ""}, "--leader-election-id"},
+		{[]string{"--dry-run", "--leader-elect"}, "--dry-run and --leader-elect"},
+		{[]string{"--server-version", "latest"}, "--server-version"},
+		{[]string{"--no-such-flag"}, "no-such-flag"},
+		{[]string{"extra"}, `unexpected argument "extra"`},
+	} {
+		_, err := parseFlags(tc.args, &bytes.Buffer{})
+		if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: err %v, want a usage error naming %s", tc.args, err, tc.want)
+		}
+		// run refuses it before it connects to anything.
+		if err := run(context.Background(), tc.args, &bytes.Buffer{}, &bytes.Buffer{}); !errors.Is(err, errUsage) {
+			t.Errorf("run %q: %v, want a usage error", tc.args, err)
+		}
+	}
+}
+
+func TestHelpListsEveryFlag(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), []string{"-h"}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"kubeconfig", "namespace", "cloneset-version", "workers", "leader-elect", "leader-election-id",
+		"leader-election-namespace", "metrics-bind-address", "health-probe-bind-address", "dry-run", "server-version"} {
+		if !strings.Contains(stdout.String(), "-"+f+" ") && !strings.Contains(stdout.String(), "-"+f+"\n") {
+			t.Errorf("-h does not list --%s:\n%s", f, stdout.String())
+		}
+	}
+	if stderr.Len() > 0 {
+		t.Errorf("-h wrote to stderr: %s", stderr.String())
+	}
+}
+
+func TestMissingKubeconfig(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "nothing")
+	err := run(context.Background(), []string{"--kubeconfig", path}, &bytes.Buffer{}, &bytes.Buffer{})
+	if err == nil || errors.Is(err, errUsage) || !strings.Contains(err.Error(), path) {
+		t.Fatalf("err %v, want an error naming %s", err, path)
+	}
+}
+
+// fakeAPIServer answers GET /version with gitVersion (404 when empty) and,
+// with cloneSets, the discovery of apps.kruise.io/v1beta1 with CloneSets in
+// it (404 without); the test's end stops it.
+func fakeAPIServer(t *testing.T, gitVersion string, cloneSets bool) *httptest.Server {
+	t.Helper()
+	answers := map[string]string{}
+	if cloneSets {
+		answers["/apis/apps.kruise.io/v1beta1"] = `{"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": "apps.kruise.io/v1beta1",
+  "resources": [{"name": "clonesets", "singularName": "cloneset", "namespaced": true, "kind": "CloneSet", "verbs": ["get", "list"]}]}`
+	}
+	if gitVersion != "" {
+		answers["/version"] = fmt.Sprintf(`{"major": "1", "minor": "37", "gitVersion": %q}`, gitVersion)
+	}
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, ok := answers[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, body)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func TestReadServerVersion(t *testing.T) {
+	for _, tc := range []struct {
+		gitVersion, want, err string
+	}{
+		{gitVersion: "v1.37.2", want: "v1.37.2"},
+		{gitVersion: "v1.31.4-gke.1000", want: "v1.31.4-gke.1000"},
+		{gitVersion: "", err: "--server-version"},
+		{gitVersion: "yesterday", err: "does not parse"},
+	} {
+		dc, err := discoveryClient(&rest.Config{Host: fakeAPIServer(t, tc.gitVersion, true).URL})
+		must(t, err)
+		got, err := readServerVersion(dc)
+		if got != tc.want || (err == nil) != (tc.err == "") || err != nil && !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("server version %q: read %q, %v; want %q, an error with %q", tc.gitVersion, got, err, tc.want, tc.err)
+		}
+	}
+}
+
+func TestCheckServed(t *testing.T) {
+	for _, served := range []bool{true, false} {
+		dc, err := discoveryClient(&rest.Config{Host: fakeAPIServer(t, "v1.37.2", served).URL})
+		must(t, err)
+		err = checkServed(dc, kubecontroller.CloneSetV1beta1)
+		if served != (err == nil) || err != nil && !strings.Contains(err.Error(), "kubectl apply -f crd/clonesets.yaml") {
+			t.Errorf("CloneSets served %v: %v", served, err)
+		}
+		if err := checkServed(dc, kubecontroller.CloneSetV1alpha1); err == nil {
+			t.Errorf("v1alpha1 is not served, and was found")
+		}
+	}
+}
+
+// writeKubeconfig writes a kubeconfig for the server at url.
+func writeKubeconfig(t *testing.T, url string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	must(t, os.WriteFile(path, []byte(fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters: [{name: fake, cluster: {server: %q}}]
+users: [{name: fake, user: {token: t}}]
+contexts: [{name: fake, context: {cluster: fake, user: fake}}]
+current-context: fake
+`, url)), 0o600))
+	return path
+}
+
+// TestRunWithoutTheCRD: run reads the kubeconfig, and stops with a clear
+// error when the server does not serve CloneSets, before it starts anything.
+func TestRunWithoutTheCRD(t *testing.T) {
+	kubeconfig := writeKubeconfig(t, fakeAPIServer(t, "v1.37.2", false).URL)
+	err := run(context.Background(), []string{"--kubeconfig", kubeconfig}, &bytes.Buffer{}, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "kubectl apply -f crd/clonesets.yaml") {
+		t.Fatalf("err %v, want the CRD named", err)
+	}
+}
+
+// TestRunLogsTheServerVersionAndStops: run asks the server its version (or
+// takes --server-version), logs it and where it comes from, starts the
+// manager, and returns nil once its context ends (as on SIGINT or SIGTERM),
+// here on a server that serves nothing but discovery; twice in one process.
+func TestRunLogsTheServerVersionAndStops(t *testing.T) {
+	kubeconfig := writeKubeconfig(t, fakeAPIServer(t, "v1.37.2", true).URL)
+	for _, tc := range []struct {
+		args    []string
+		version string
+		from    string
+	}{
+		{nil, "v1.37.2", `serverVersionFrom="the API server"`},
+		{[]string{"--server-version", "v1.31.0", "--dry-run", "--workers", "2"}, "v1.31.0", "serverVersionFrom=--server-version"},
+	} {
+		var stderr bytes.Buffer
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		start := time.Now()
+		err := run(ctx, append([]string{"--kubeconfig", kubeconfig, "--health-probe-bind-address", "0"}, tc.args...), &bytes.Buffer{}, &stderr)
+		cancel()
+		log := stderr.String()
+		if err != nil || !strings.Contains(log, "msg=stopped") {
+			t.Errorf("%q: run returned %v; want nil and a stop logged:\n%s", tc.args, err, log)
+		}
+		if d := time.Since(start); d > 15*time.Second {
+			t.Errorf("%q: stopping took %s", tc.args, d)
+		}
+		if !strings.Contains(log, "serverVersion="+tc.version) || !strings.Contains(log, tc.from) {
+			t.Errorf("%q: the log does not show server version %s (%s):\n%s", tc.args, tc.version, tc.from, log)
+		}
+	}
+}
+
+// TestReadOnlyClientRefusesWrites: every write of the dry run's client
+// fails and changes nothing; reads pass.
+func TestReadOnlyClientRefusesWrites(t *testing.T) {
+	ctx := context.Background()
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "default"}}
+	inner := fake.NewClientBuilder().WithScheme(clientgoscheme.Scheme).WithObjects(pod.DeepCopy()).WithStatusSubresource(&corev1.Pod{}).Build()
+	c := readOnlyClient{inner}
+	patch := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"labels":{"a":"b"}}}`))
+	cloneSet := &unstructured.Unstructured{}
+	cloneSet.SetGroupVersionKind(kubecontroller.CloneSetV1beta1)
+	cloneSet.SetNamespace("default")
+	cloneSet.SetName("web")
+	for name, write := range map[string]func() error{
+		"create": func() error {
+			return c.Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "q", Namespace: "default"}})
+		},
+		"update":                func() error { return c.Update(ctx, pod.DeepCopy()) },
+		"patch":                 func() error { return c.Patch(ctx, pod.DeepCopy(), patch) },
+		"delete":                func() error { return c.Delete(ctx, pod.DeepCopy()) },
+		"delete all of":         func() error { return c.DeleteAllOf(ctx, &corev1.Pod{}, client.InNamespace("default")) },
+		"status patch":          func() error { return c.Status().Patch(ctx, pod.DeepCopy(), patch) },
+		"status update":         func() error { return c.Status().Update(ctx, pod.DeepCopy()) },
+		"resize patch":          func() error { return c.SubResource("resize").Patch(ctx, pod.DeepCopy(), patch) },
+		"CloneSet status patch": func() error { return c.Status().Patch(ctx, cloneSet, patch) },
+	} {
+		if err := write(); err == nil || !strings.Contains(err.Error(), "dry run") {
+			t.Errorf("%s: %v, want refused", name, err)
+		}
+	}
+	var pods corev1.PodList
+	if err := c.List(ctx, &pods); err != nil || len(pods.Items) != 1 || len(pods.Items[0].Labels) > 0 {
+		t.Errorf("after the refused writes: %v %+v", err, pods.Items)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,184 @@
+// Package crd ships the CloneSet CustomResourceDefinition of the cloneset
+// project (clonesets.yaml, this project's own manifest) and installs it.
+//
+// The manifest declares apps.kruise.io CloneSet in v1beta1 (served, stored)
+// and v1alpha1 (served), with the status and scale subresources and a
+// structural schema that keeps every field the library reads or writes. The
+// comments at the top of clonesets.yaml explain its decisions. Users apply
+// it with kubectl:
+//
+//	kubectl apply -f crd/clonesets.yaml
+//
+// Programs and tests call Install.
+package crd
+
+import (
+	"context"
+	_ "embed" // the manifest
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// Manifest is clonesets.yaml: the CloneSet CustomResourceDefinition as YAML.
+//
+//go:embed clonesets.yaml
+var Manifest []byte
+
+// Name is the CustomResourceDefinition's name.
+const Name = "clonesets.apps.kruise.io"
+
+// DefaultEstablishTimeout is how long Install waits for the definition to
+// be Established when its context has no deadline.
+const DefaultEstablishTimeout = time.Minute
+
+// establishPoll is how often Install reads the definition while it waits.
+const establishPoll = 100 * time.Millisecond
+
+// CustomResourceDefinition decodes Manifest into a new typed object. The
+// decoding is strict: a field the type does not have, or a field written
+// twice, is an error.
+func CustomResourceDefinition() (*apiextensionsv1.CustomResourceDefinition, error) {
+	return decode(Manifest)
+}
+
+// decode strictly decodes a CustomResourceDefinition manifest.
+func decode(manifest []byte) (*apiextensionsv1.CustomResourceDefinition, error) {
+	scheme := runtime.NewScheme()
+	if err := apiextensionsv1.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	decoder := serializer.NewCodecFactory(scheme, serializer.EnableStrict).UniversalDeserializer()
+	obj, _, err := decoder.Decode(manifest, nil, nil)
+	if err != nil {
+		return nil, fmt.Errorf("crd: clonesets.yaml: %w", err)
+	}
+	out, ok := obj.(*apiextensionsv1.CustomResourceDefinition)
+	if !ok {
+		return nil, fmt.Errorf("crd: clonesets.yaml holds a %T, not a CustomResourceDefinition", obj)
+	}
+	return out, nil
+}
+
+// Install creates the CloneSet CustomResourceDefinition, or updates the one
+// the cluster has to the manifest, and waits until the API server reports
+// it Established (it then serves CloneSets). It waits until ctx's deadline,
+// or DefaultEstablishTimeout when ctx has none. The client's scheme must
+// know apiextensions.k8s.io/v1 (apiextensionsv1.AddToScheme).
+func Install(ctx context.Context, c client.Client) error {
+	want, err := CustomResourceDefinition()
+	if err != nil {
+		return err
+	}
+	if gvk := apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition"); !c.Scheme().Recognizes(gvk) {
+		return fmt.Errorf("crd: install %s: the client's scheme does not know %s (add apiextensionsv1.AddToScheme)", Name, gvk)
+	}
+	if err := createOrUpdate(ctx, c, want); err != nil {
+		return fmt.Errorf("crd: install %s: %w", Name, err)
+	}
+	return waitEstablished(ctx, c)
+}
+
+// createOrUpdate creates want, or replaces the spec, labels and
+// annotations of the definition of that name, retrying on conflicts.
+func createOrUpdate(ctx context.Context, c client.Client, want *apiextensionsv1.CustomResourceDefinition) error {
+	err := c.Create(ctx, want.DeepCopy())
+	if err == nil || !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		have := &apiextensionsv1.CustomResourceDefinition{}
+		if err := c.Get(ctx, client.ObjectKey{Name: want.Name}, have); err != nil {
+			return err
+		}
+		have.Spec = *want.Spec.DeepCopy()
+		have.Labels = mergeStrings(have.Labels, want.Labels)
+		have.Annotations = mergeStrings(have.Annotations, want.Annotations)
+		return c.Update(ctx, have)
+	})
+}
+
+// mergeStrings returns have with the entries of want set.
+func mergeStrings(have, want map[string]string) map[string]string {
+	if len(want) == 0 {
+		return have
+	}
+	if have == nil {
+		have = map[string]string{}
+	}
+	for k, v := range want {
+		have[k] = v
+	}
+	return have
+}
+
+// waitEstablished polls the definition until its Established condition is
+// True. A NamesAccepted condition that is False (another definition holds
+// the names) ends the wait at once.
+func waitEstablished(ctx context.Context, c client.Client) error {
+	timeout := DefaultEstablishTimeout
+	if deadline, ok := ctx.Deadline(); ok {
+		timeout = time.Until(deadline)
+	}
+	var last *apiextensionsv1.CustomResourceDefinition
+	var refused error
+	err := wait.PollUntilContextTimeout(ctx, establishPoll, timeout, true, func(ctx context.Context) (bool, error) {
+		have := &apiextensionsv1.CustomResourceDefinition{}
+		if err := c.Get(ctx, client.ObjectKey{Name: Name}, have); err != nil {
+			if apierrors.IsNotFound(err) {
+				return false, nil // the cache may not show the create yet
+			}
+			return false, err
+		}
+		last = have
+		for _, cond := range have.Status.Conditions {
+			switch {
+			case cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue:
+				return true, nil
+			case cond.Type == apiextensionsv1.NamesAccepted && cond.Status == apiextensionsv1.ConditionFalse:
+				refused = fmt.Errorf("crd: %s: names not accepted: %s: %s", Name, cond.Reason, cond.Message)
+				return false, refused
+			}
+		}
+		return false, nil
+	})
+	switch {
+	case err == nil:
+		return nil
+	case refused != nil:
+		return refused
+	case errors.Is(ctx.Err(), context.Canceled):
+		return fmt.Errorf("crd: wait for %s: %w", Name, ctx.Err())
+	case errors.Is(err, context.DeadlineExceeded) || wait.Interrupted(err):
+		return fmt.Errorf("crd: %s not Established after %s (conditions: %s)", Name, timeout.Round(time.Millisecond), conditions(last))
+	default:
+		return fmt.Errorf("crd: wait for %s: %w", Name, err)
+	}
+}
+
+// conditions renders a definition's conditions for an error message.
+func conditions(crd *apiextensionsv1.CustomResourceDefinition) string {
+	if crd == nil {
+		return "the definition was never read"
+	}
+	if len(crd.Status.Conditions) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(crd.Status.Conditions))
+	for i, c := range crd.Status.Conditions {
+		parts[i] = fmt.Sprintf("%s=%s", c.Type, c.Status)
+		if c.Reason != "" {
+			parts[i] += " (" + c.Reason + ")"
+		}
+	}
+	return strings.Join(parts, ", ")
+}
