@@ -235,7 +235,11 @@ func cacheKey(tools string) (string, error) {
 func toolsModuleDir() (string, error) {
 	var candidates []string
 	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
-		candidates = append(candidates, filepath.Join(filepath.Dir(file), "..", "tools"))
+		dir := filepath.Join(filepath.Dir(file), "..", "tools")
+		if modulePath(filepath.Join(dir, "go.mod")) == toolsModulePath {
+			return filepath.Clean(dir), nil
+		}
+		candidates = append(candidates, dir)
 	}
 	if goCmd, err := goCommand(); err == nil {
 		if out, err := exec.Command(goCmd, "env", "GOMOD").Output(); err == nil {

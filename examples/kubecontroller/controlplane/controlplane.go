@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -129,11 +130,12 @@ type ControlPlane struct {
 	clientset  *kubernetes.Clientset
 	version    VersionInfo
 
-	mu      sync.Mutex
-	procs   map[Component]*Process
-	extra   []*Process
-	nodes   []string
-	stopped bool
+	mu        sync.Mutex
+	procs     map[Component]*Process
+	extra     []*Process
+	nodes     []string
+	nodeIndex int // the next node's index, for its address
+	stopped   bool
 }
 
 // VersionInfo is the API server's /version.
@@ -317,8 +319,14 @@ func (cp *ControlPlane) prepare() error {
 
 func slicesClone(ip net.IP) net.IP { return append(net.IP(nil), ip...) }
 
-// freePorts returns n distinct loopback ports free at the time of the call.
+// freePorts returns n distinct loopback ports free at the time of the
+// call. They are taken below the kernel's ephemeral port range when there is
+// room: a component binds its port seconds after it was picked (the
+// scheduler and controller manager bind after the API server is ready), and
+// in between any outgoing connection of any process could otherwise get
+// the same number as its local port.
 func freePorts(n int) ([]int, error) {
+	low, high := 10000, ephemeralPortsStart()-1
 	var ls []net.Listener
 	defer func() {
 		for _, l := range ls {
@@ -326,15 +334,40 @@ func freePorts(n int) ([]int, error) {
 		}
 	}()
 	var ports []int
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+	for tries := 0; len(ports) < n; tries++ {
+		addr := "127.0.0.1:0"
+		if high-low > 1000 && tries < 100*n {
+			addr = "127.0.0.1:" + strconv.Itoa(low+rand.IntN(high-low+1))
+		}
+		l, err := net.Listen("tcp", addr)
 		if err != nil {
+			if addr != "127.0.0.1:0" {
+				continue // taken: try another one
+			}
 			return nil, fmt.Errorf("controlplane: free port: %w", err)
 		}
 		ls = append(ls, l)
 		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
 	}
 	return ports, nil
+}
+
+// ephemeralPortsStart is the first port of the kernel's ephemeral range
+// (32768 when it cannot be read).
+func ephemeralPortsStart() int {
+	data, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 32768
+	}
+	f := strings.Fields(string(data))
+	if len(f) != 2 {
+		return 32768
+	}
+	start, err := strconv.Atoi(f[0])
+	if err != nil {
+		return 32768
+	}
+	return start
 }
 
 // args is the command line of c.

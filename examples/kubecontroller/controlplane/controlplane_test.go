@@ -91,7 +91,7 @@ func newNamespace(t *testing.T, cp *ControlPlane) string {
 func testPod(ns, name, image string) *corev1.Pod {
 	return &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{"app": "test"}},
-		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: image}}},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: image}}},
 	}
 }
 

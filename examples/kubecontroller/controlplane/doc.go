@@ -67,6 +67,9 @@
 // restarts. StartProcess runs another program (the controller under test)
 // under the same process hygiene, with KUBECONFIG set to the admin
 // kubeconfig, and returns a Process with Stop, Kill, Wait and Done.
+// Process(c) is a component's process; Usage gives any process's CPU time
+// and peak resident memory (from /proc while it runs, from its exit status
+// after), for benchmarks.
 //
 // # Process hygiene
 //

@@ -182,3 +182,54 @@ func TestKilledTestBinaryLeavesNoProcess(t *testing.T) {
 	}
 	t.Logf("every component gone %s after the SIGKILL of the test binary", time.Since(start).Round(time.Millisecond))
 }
+
+func TestProcessUsage(t *testing.T) {
+	cp := shared(t)
+	u, err := cp.Process(APIServer).Usage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.CPU <= 0 || u.PeakRSS < 50<<20 {
+		t.Errorf("kube-apiserver usage %+v: want some CPU time and more than 50 MiB", u)
+	}
+	busy, err := cp.StartProcess("busy", "/bin/sh", "-c", `i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done; echo "counted to $i"; exec sleep 300`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(busy.LogTail(3), "counted to 300000") {
+		if time.Now().After(deadline) {
+			t.Fatal("the busy loop did not end")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	running, err := busy.Usage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	busy.Kill()
+	exited, err := busy.Usage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if running.CPU < 50*time.Millisecond || exited.CPU < running.CPU || exited.PeakRSS <= 0 {
+		t.Errorf("usage of a busy loop: running %+v, exited %+v", running, exited)
+	}
+	t.Logf("kube-apiserver %s CPU, %d MiB peak; busy loop %s CPU", u.CPU, u.PeakRSS>>20, exited.CPU)
+}
+
+func TestFreePorts(t *testing.T) {
+	ports, err := freePorts(20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int]bool{}
+	limit := ephemeralPortsStart()
+	for _, p := range ports {
+		if seen[p] || p >= limit {
+			t.Errorf("ports %v: want 20 distinct ports below %d", ports, limit)
+			break
+		}
+		seen[p] = true
+	}
+}

@@ -59,7 +59,8 @@ func ZoneName(i int) string {
 // server put on it; Start waits for that, CreateNode does not.
 func (cp *ControlPlane) CreateNode(ctx context.Context, n Node) error {
 	cp.mu.Lock()
-	index := len(cp.nodes)
+	index := cp.nodeIndex
+	cp.nodeIndex++
 	cp.mu.Unlock()
 	labels := map[string]string{
 		LabelHostname:        n.Name,
