@@ -426,40 +426,17 @@ func (cp *ControlPlane) args(c Component) []string {
 		}
 		return append(args, cp.opts.APIServerFlags...)
 	case ControllerManager:
-		kubeconfig := d("kube-controller-manager.kubeconfig")
-		return []string{
-			"--kubeconfig=" + kubeconfig,
-			"--authentication-kubeconfig=" + kubeconfig,
-			"--authorization-kubeconfig=" + kubeconfig,
-			"--leader-elect=false",
-			"--bind-address=127.0.0.1",
-			"--secure-port=" + port(ControllerManager),
-			"--cert-dir=" + d("kube-controller-manager"),
-			"--service-account-private-key-file=" + cp.pki.path(serviceAccountKey),
-			"--root-ca-file=" + cp.pki.path(caCertFile),
-			"--cluster-signing-cert-file=" + cp.pki.path(caCertFile),
-			"--cluster-signing-key-file=" + cp.pki.path(caKeyFile),
+		return append(cp.componentFlags(c, "kube-controller-manager.kubeconfig"),
+			"--service-account-private-key-file="+cp.pki.path(serviceAccountKey),
+			"--root-ca-file="+cp.pki.path(caCertFile),
+			"--cluster-signing-cert-file="+cp.pki.path(caCertFile),
+			"--cluster-signing-key-file="+cp.pki.path(caKeyFile),
 			"--use-service-account-credentials=false",
 			"--controllers=*",
 			"--node-monitor-period=1s",
-			"--kube-api-qps=200",
-			"--kube-api-burst=400",
-			"--profiling=false",
-		}
+		)
 	case Scheduler:
-		kubeconfig := d("kube-scheduler.kubeconfig")
-		return []string{
-			"--kubeconfig=" + kubeconfig,
-			"--authentication-kubeconfig=" + kubeconfig,
-			"--authorization-kubeconfig=" + kubeconfig,
-			"--leader-elect=false",
-			"--bind-address=127.0.0.1",
-			"--secure-port=" + port(Scheduler),
-			"--cert-dir=" + d("kube-scheduler"),
-			"--kube-api-qps=200",
-			"--kube-api-burst=400",
-			"--profiling=false",
-		}
+		return cp.componentFlags(c, "kube-scheduler.kubeconfig")
 	case Kwok:
 		return []string{
 			"--kubeconfig=" + d("kwok.kubeconfig"),
@@ -471,6 +448,28 @@ func (cp *ControlPlane) args(c Component) []string {
 		}
 	}
 	return nil
+}
+
+// componentFlags are the flags kube-controller-manager and kube-scheduler
+// share: their kubeconfig (file in the control plane's directory) for the
+// API and for delegated authentication and authorization, no leader
+// election, HTTPS on their port of 127.0.0.1 with a self-signed
+// certificate in a directory of their own, a client rate limit for
+// hundreds of pods.
+func (cp *ControlPlane) componentFlags(c Component, kubeconfigFile string) []string {
+	kubeconfig := filepath.Join(cp.dir, kubeconfigFile)
+	return []string{
+		"--kubeconfig=" + kubeconfig,
+		"--authentication-kubeconfig=" + kubeconfig,
+		"--authorization-kubeconfig=" + kubeconfig,
+		"--leader-elect=false",
+		"--bind-address=127.0.0.1",
+		"--secure-port=" + strconv.Itoa(cp.ports[c]),
+		"--cert-dir=" + filepath.Join(cp.dir, string(c)),
+		"--kube-api-qps=200",
+		"--kube-api-burst=400",
+		"--profiling=false",
+	}
 }
 
 // startProcess starts c without waiting for it.
@@ -514,11 +513,9 @@ const etcdStopGrace = 15 * time.Second
 // 15 s, as it takes about 7 s to close the API server's watch streams) and
 // waits for it to exit. Its data and ports are kept for StartComponent.
 func (cp *ControlPlane) StopComponent(c Component) error {
-	cp.mu.Lock()
-	p := cp.procs[c]
-	cp.mu.Unlock()
-	if p == nil {
-		return fmt.Errorf("controlplane: %s is not running", c)
+	p, err := cp.started(c)
+	if err != nil {
+		return err
 	}
 	if c == Etcd {
 		return p.StopWithin(etcdStopGrace)
@@ -529,13 +526,19 @@ func (cp *ControlPlane) StopComponent(c Component) error {
 // KillComponent kills c with SIGKILL and waits for it to exit; its data
 // and ports are kept for StartComponent.
 func (cp *ControlPlane) KillComponent(c Component) error {
-	cp.mu.Lock()
-	p := cp.procs[c]
-	cp.mu.Unlock()
-	if p == nil {
-		return fmt.Errorf("controlplane: %s is not running", c)
+	p, err := cp.started(c)
+	if err != nil {
+		return err
 	}
 	return p.Kill()
+}
+
+// started is the last process of c (an error when c never started).
+func (cp *ControlPlane) started(c Component) (*Process, error) {
+	if p := cp.Process(c); p != nil {
+		return p, nil
+	}
+	return nil, fmt.Errorf("controlplane: %s was never started", c)
 }
 
 // StopAPIServer stops kube-apiserver (StopComponent); etcd keeps the data.

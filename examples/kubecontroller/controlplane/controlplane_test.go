@@ -87,6 +87,14 @@ func newNamespace(t *testing.T, cp *ControlPlane) string {
 	return name
 }
 
+// sharedNamespace returns the shared control plane, its clientset and a new
+// namespace for t.
+func sharedNamespace(t *testing.T) (*ControlPlane, kubernetes.Interface, string) {
+	t.Helper()
+	cp := shared(t)
+	return cp, cp.Clientset(), newNamespace(t, cp)
+}
+
 // testPod is a pod with one container of image.
 func testPod(ns, name, image string) *corev1.Pod {
 	return &corev1.Pod{
@@ -211,9 +219,7 @@ func TestVersionIsPinned(t *testing.T) {
 }
 
 func TestPodScheduledRunningReady(t *testing.T) {
-	cp := shared(t)
-	cs := cp.Clientset()
-	ns := newNamespace(t, cp)
+	cp, cs, ns := sharedNamespace(t)
 	createPod(t, cs, testPod(ns, "web", "nginx:1.25"))
 	p := waitPod(t, cs, ns, "web", "Running and Ready", runningAndReady)
 	if !slices.Contains(cp.NodeNames(), p.Spec.NodeName) {
@@ -249,9 +255,7 @@ func TestPodScheduledRunningReady(t *testing.T) {
 // TestScheduledAcrossZones: pods spread by a topology constraint land in
 // every zone, so the nodes' zone labels reach the scheduler.
 func TestScheduledAcrossZones(t *testing.T) {
-	cp := shared(t)
-	cs := cp.Clientset()
-	ns := newNamespace(t, cp)
+	_, cs, ns := sharedNamespace(t)
 	for i := range sharedZones {
 		p := testPod(ns, fmt.Sprintf("spread-%d", i), "nginx")
 		p.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{
@@ -281,9 +285,7 @@ func TestScheduledAcrossZones(t *testing.T) {
 // TestBoundPodReadyInTensOfMs measures the time from the create of a pod
 // already bound to a kwok node to the Ready it reports.
 func TestBoundPodReadyInTensOfMs(t *testing.T) {
-	cp := shared(t)
-	cs := cp.Clientset()
-	ns := newNamespace(t, cp)
+	cp, cs, ns := sharedNamespace(t)
 	const n = 20
 	var took []time.Duration
 	for i := range n {
@@ -303,9 +305,7 @@ func TestBoundPodReadyInTensOfMs(t *testing.T) {
 }
 
 func TestNeverReadyPod(t *testing.T) {
-	cp := shared(t)
-	cs := cp.Clientset()
-	ns := newNamespace(t, cp)
+	_, cs, ns := sharedNamespace(t)
 	pod := testPod(ns, "never", "nginx:1.25")
 	pod.Labels[LabelNeverReady] = "true"
 	createPod(t, cs, pod)
@@ -336,9 +336,7 @@ func setCondition(t *testing.T, cs kubernetes.Interface, ns, name string, typ co
 }
 
 func TestReadinessGates(t *testing.T) {
-	cp := shared(t)
-	cs := cp.Clientset()
-	ns := newNamespace(t, cp)
+	_, cs, ns := sharedNamespace(t)
 	const gate corev1.PodConditionType = "InPlaceUpdateReady"
 	pod := testPod(ns, "gated", "nginx:1.25")
 	pod.Spec.ReadinessGates = []corev1.PodReadinessGate{{ConditionType: gate}, {ConditionType: "example.com/other"}}
@@ -364,9 +362,7 @@ func TestReadinessGates(t *testing.T) {
 }
 
 func TestInPlaceImageUpdate(t *testing.T) {
-	cp := shared(t)
-	cs := cp.Clientset()
-	ns := newNamespace(t, cp)
+	_, cs, ns := sharedNamespace(t)
 	createPod(t, cs, testPod(ns, "img", "registry.example:5000/team/web"))
 	before := waitPod(t, cs, ns, "img", "Running and Ready", runningAndReady)
 	old := before.Status.ContainerStatuses[0]
@@ -398,9 +394,7 @@ func TestInPlaceImageUpdate(t *testing.T) {
 }
 
 func TestInPlaceResize(t *testing.T) {
-	cp := shared(t)
-	cs := cp.Clientset()
-	ns := newNamespace(t, cp)
+	_, cs, ns := sharedNamespace(t)
 	pod := testPod(ns, "resize", "nginx:1.25")
 	pod.Spec.Containers[0].Resources = corev1.ResourceRequirements{
 		Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("64Mi")},
@@ -445,9 +439,7 @@ func TestInPlaceResize(t *testing.T) {
 }
 
 func TestGarbageCollection(t *testing.T) {
-	cp := shared(t)
-	cs := cp.Clientset()
-	ns := newNamespace(t, cp)
+	_, cs, ns := sharedNamespace(t)
 	owner, err := cs.CoreV1().ConfigMaps(ns).Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "owner"}}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -465,9 +457,7 @@ func TestGarbageCollection(t *testing.T) {
 }
 
 func TestGracefulDelete(t *testing.T) {
-	cp := shared(t)
-	cs := cp.Clientset()
-	ns := newNamespace(t, cp)
+	_, cs, ns := sharedNamespace(t)
 	createPod(t, cs, testPod(ns, "plain", "nginx"))
 	pod := testPod(ns, "finalized", "nginx")
 	pod.Finalizers = []string{"example.com/hold"}
@@ -494,9 +484,7 @@ func TestGracefulDelete(t *testing.T) {
 }
 
 func TestAuditLogRecordsPodWrites(t *testing.T) {
-	cp := shared(t)
-	cs := cp.Clientset()
-	ns := newNamespace(t, cp)
+	cp, cs, ns := sharedNamespace(t)
 	createPod(t, cs, testPod(ns, "audited", "nginx"))
 	if _, err := cs.CoreV1().Pods(ns).Patch(t.Context(), "audited", types.MergePatchType, []byte(`{"metadata":{"labels":{"x":"y"}}}`), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
@@ -532,9 +520,7 @@ func TestAuditLogRecordsPodWrites(t *testing.T) {
 // the objects survive, and the other components carry on (a new pod is
 // scheduled and becomes Ready afterwards).
 func TestRestartAPIServerAndEtcd(t *testing.T) {
-	cp := shared(t)
-	cs := cp.Clientset()
-	ns := newNamespace(t, cp)
+	cp, cs, ns := sharedNamespace(t)
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "kept"}, Data: map[string]string{"k": "v"}}
 	if _, err := cs.CoreV1().ConfigMaps(ns).Create(t.Context(), cm, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
