@@ -32,18 +32,20 @@ const usage = `usage:
 `
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
-// run is the command with its arguments and output; it returns the exit
-// status (2 for bad usage).
-func run(args []string, stdout, stderr io.Writer) int {
+// run is the command with its arguments and output, until ctx ends (up
+// stops the control plane then); it returns the exit status (2 for bad
+// usage).
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return 2
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	var err error
 	switch args[0] {
 	case "build":
