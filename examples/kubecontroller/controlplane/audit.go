@@ -14,8 +14,11 @@ import (
 // at level Metadata and once per request (stage ResponseComplete), every
 // create, update, patch and delete (deletecollection included) of pods,
 // persistent volume claims, controller revisions and CloneSets, their
-// subresources included (pods/status, pods/resize, cloneset/status, ...),
-// and nothing else.
+// subresources included (pods/status, pods/binding: the scheduler's,
+// pods/resize, pods/eviction, clonesets/status, clonesets/scale), and
+// nothing else. The user of each event tells whose write it was
+// (AdminUser, SchedulerUser, KwokUser, ControllerManagerUser for the
+// garbage collector, or a user of UserConfig).
 const AuditPolicyWrites = `apiVersion: audit.k8s.io/v1
 kind: Policy
 omitStages: [RequestReceived]
