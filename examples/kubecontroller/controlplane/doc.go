@@ -29,9 +29,9 @@
 // lazily, once) and Stop after m.Run. Start returns when the control plane
 // is usable: the API server ready, kube-controller-manager and
 // kube-scheduler healthy, the default service account in namespace default,
-// every node Ready and without its not-ready taint. It takes about 6 s on
-// two cores (etcd 0.2-0.6 s, kube-apiserver 3-4 s, the rest 2 s); Stop about
-// 1-2 s.
+// every node Ready and without its not-ready taint. Measured on two shared
+// cores: Start 3.5-7.5 s (etcd 0.2-0.6 s, kube-apiserver 2.5-4 s, the rest
+// 1-2 s; etcd and kube-apiserver alone about 3 s), Stop 1.2-1.6 s.
 //
 // A new namespace gets its default service account from
 // kube-controller-manager a moment after it is created, and the API server

@@ -1,9 +1,6 @@
 package controlplane
 
-import (
-	"context"
-	"testing"
-)
+import "testing"
 
 // StartForTest starts a control plane for t (Start with t's context) and
 // registers its Stop with t.Cleanup. The logs go to Options.LogDir, by
@@ -16,11 +13,7 @@ func StartForTest(t testing.TB, opts Options) *ControlPlane {
 	if opts.LogDir == "" {
 		opts.LogDir = t.TempDir()
 	}
-	ctx := context.Background()
-	if c, ok := t.(interface{ Context() context.Context }); ok {
-		ctx = c.Context()
-	}
-	cp, err := Start(ctx, opts)
+	cp, err := Start(t.Context(), opts)
 	if err != nil {
 		t.Log(logTails(opts.LogDir, 40))
 		t.Fatal(err)
