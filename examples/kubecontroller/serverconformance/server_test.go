@@ -8,21 +8,19 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
-	corev1 "k8s.io/api/core/v1"
+	"github.com/clonecore/cloneset/examples/kubecontroller/controlplane"
+	"github.com/clonecore/cloneset/examples/kubecontroller/crd"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/discovery"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
 // server is the kube-apiserver the tests of this package share, and the
 // CLI they plan with.
 type server struct {
-	cfg      *rest.Config
 	client   client.Client
 	version  string
 	cli      string
@@ -33,59 +31,88 @@ var (
 	shared     *server
 	sharedErr  error
 	sharedOnce sync.Once
-	stop       func()
+	sharedCP   *controlplane.ControlPlane
+	sharedDir  string
 )
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if stop != nil {
-		stop()
+	if sharedCP != nil {
+		if err := sharedCP.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "stopping the control plane:", err)
+			code = 1
+		}
+	}
+	if sharedDir != "" {
+		os.RemoveAll(sharedDir)
 	}
 	os.Exit(code)
 }
 
-// testServer starts the package's server on first use.
+// testServer starts the package's server on first use: etcd and
+// kube-apiserver alone (no scheduler, controller manager or kubelet may
+// touch the worlds' objects between the requests and the read-back).
 func testServer(t *testing.T) *server {
 	t.Helper()
 	sharedOnce.Do(func() { shared, sharedErr = startServer() })
 	if sharedErr != nil {
+		if sharedCP != nil {
+			t.Log(sharedCP.LogTails(40))
+		}
 		t.Fatal(sharedErr)
 	}
 	return shared
 }
 
 func startServer() (*server, error) {
-	env := &envtest.Environment{BinaryAssetsDirectory: os.Getenv("DEV_BIN"), CRDDirectoryPaths: []string{"testdata/crd.yaml"}}
-	cfg, err := env.Start()
-	if err != nil {
-		return nil, err
-	}
-	stop = func() { _ = env.Stop() }
-	scheme := runtime.NewScheme()
-	_ = clientgoscheme.AddToScheme(scheme)
-	_ = apiextensionsv1.AddToScheme(scheme)
-	c, err := client.New(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		return nil, err
-	}
-	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
-	if err != nil {
-		return nil, err
-	}
-	v, err := dc.ServerVersion()
-	if err != nil {
-		return nil, err
-	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
 	dir, err := os.MkdirTemp("", "serverconformance-")
 	if err != nil {
 		return nil, err
 	}
+	sharedDir = dir
+	cp, err := controlplane.Start(ctx, controlplane.Options{
+		WithoutScheduler: true, WithoutControllerManager: true, WithoutKwok: true,
+		LogDir: filepath.Join(dir, "logs"),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("starting kube-apiserver: %w\n%s", err, tails(filepath.Join(dir, "logs")))
+	}
+	sharedCP = cp
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	if err := apiextensionsv1.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	c, err := cp.Client(scheme)
+	if err != nil {
+		return nil, err
+	}
+	if err := crd.Install(ctx, c); err != nil {
+		return nil, err
+	}
 	cli := filepath.Join(dir, "clonesetplan")
-	build := exec.Command("go", "build", "-o", cli, "github.com/clonecore/cloneset/cmd/clonesetplan")
+	build := exec.CommandContext(ctx, "go", "build", "-o", cli, "github.com/clonecore/cloneset/cmd/clonesetplan")
 	if out, err := build.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("building the CLI: %v\n%s", err, out)
 	}
-	_ = corev1.SchemeGroupVersion
-	_ = context.Background
-	return &server{cfg: cfg, client: c, version: v.GitVersion, cli: cli}, nil
+	v := cp.Version()
+	return &server{client: c, version: v.GitVersion, cli: cli, planArgs: []string{"--server-version", v.GitVersion}}, nil
+}
+
+// tails returns the ends of the component logs in dir, for an error.
+func tails(dir string) string {
+	files, _ := filepath.Glob(filepath.Join(dir, "*"))
+	var out string
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		if len(b) > 2000 {
+			b = b[len(b)-2000:]
+		}
+		out += fmt.Sprintf("--- %s\n%s\n", filepath.Base(f), b)
+	}
+	return out
 }
