@@ -349,7 +349,7 @@ func (r *round) createPods(n, k int) {
 		return // nothing is allocated for the n pods
 	}
 	cs := r.cs
-	allocs := r.pvcs.Allocate(n)
+	allocs := r.pvcs.Allocate(r.now, n)
 	r.actions = slices.Grow(r.actions, len(allocs))
 	reasons := r.createReasons(n)
 	nOld := min(n, k)

@@ -48,7 +48,7 @@ func BenchmarkAllocateIDs(b *testing.B) {
 			b.Run(fmt.Sprintf("reuse=%v/pvcs=%d/n=%d", reuse, size, n), func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
-					if got := AllocateIDs(cs, n, observed, inactive, pvcs, v); len(got) != n {
+					if got := AllocateIDs(cs, t0, n, observed, inactive, pvcs, v); len(got) != n {
 						b.Fatalf("got %d ids", len(got))
 					}
 				}
@@ -70,7 +70,7 @@ func BenchmarkRound(b *testing.B) {
 				for _, p := range observed[:size/10] {
 					idx.ClaimsOfPod(p)
 				}
-				for _, a := range AllocateIDs(cs, size/10, observed, inactive, pvcs, v) {
+				for _, a := range AllocateIDs(cs, t0, size/10, observed, inactive, pvcs, v) {
 					idx.ClaimsForNewPod(cs, a.ID)
 				}
 			}
@@ -92,7 +92,7 @@ func BenchmarkInventoryRound(b *testing.B) {
 				for _, p := range observed[:size/10] {
 					idx.ClaimsOfPod(p)
 				}
-				for _, a := range x.Allocate(size / 10) {
+				for _, a := range x.Allocate(t0, size/10) {
 					idx.ClaimsForNewPod(cs, a.ID)
 				}
 			}

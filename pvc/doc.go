@@ -6,8 +6,11 @@
 // dependence on map iteration order or on the order of the input slices. Where
 // upstream is random (instance ids) or walks an informer list, the package applies
 // the spec's "Library rule (deterministic replacement)": instance ids come from
-// GenerateID (7.2), free ids are taken in ascending order, and PVCs are walked in
-// canonical order (ascending byte-wise metadata.name).
+// GenerateID (7.2), whose sequence is seeded per round by the CloneSet's
+// identity, generation and resourceVersion and the round's clock, which the
+// caller passes (so ids do not repeat across rounds, yet the same inputs give
+// the same ids); free ids are taken in ascending order, and PVCs are walked
+// in canonical order (ascending byte-wise metadata.name).
 //
 // A round uses the package in this order:
 //

@@ -123,12 +123,12 @@ func TestDocSupportPVCs(t *testing.T) {
 
 	t.Run(`Each Pod and PVC created by CloneSet has a "apps.kruise.io/cloneset-instance-id" label key. The associated Pod and PVC will have the same instance-id. They use the same string as label value which is composed of a unique instance-id as suffix of the CloneSet name.`, func(t *testing.T) {
 		cs := newCS("web", specUID, false, "data", "logs")
-		w := world{cs: cs, pods: []*model.Pod{mkPod(cs, GenerateID(specUID, "web", 0))}}
+		w := world{cs: cs, pods: []*model.Pod{mkPod(cs, GenerateID(specSeed, 0))}}
 		r := w.round(3)
 		if len(r.Allocs) != 3 {
 			t.Fatalf("allocations %+v", r.Allocs)
 		}
-		seen := map[string]bool{GenerateID(specUID, "web", 0): true}
+		seen := map[string]bool{GenerateID(specSeed, 0): true}
 		for _, a := range r.Allocs {
 			if seen[a.ID] {
 				t.Errorf("id %q not unique", a.ID)

@@ -10,19 +10,21 @@ import (
 
 // A scale-out of three pods for CloneSet web with reuse enabled: the PVC of
 // pod web-h7777 (evicted, gone) is still there, so its id is reused first;
-// the other two ids are generated (docs/spec/scale-and-budgets.md 7.2), skipping 797rr,
-// which a running pod holds.
+// the other two ids are generated from the round's sequence
+// (docs/spec/scale-and-budgets.md 7.2), skipping 6qhdd, which a running pod
+// holds.
 func ExampleAllocateIDs() {
-	cs := &model.CloneSet{Name: "web", UID: "6f1c2a9e-0000-4000-8000-000000000001"}
+	cs := &model.CloneSet{Name: "web", UID: "6f1c2a9e-0000-4000-8000-000000000001", Generation: 1}
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	cs.Spec.ScaleStrategy.EnablePVCReuse = true
 	cs.Spec.VolumeClaimTemplates = []model.VolumeClaimTemplate{{Name: "data"}}
 	owner := []model.OwnerReference{{Kind: "CloneSet", Name: "web", UID: cs.UID, Controller: true}}
 	idLabel := func(id string) map[string]string { return map[string]string{model.LabelInstanceID: id} }
 
-	running := &model.Pod{Name: "web-797rr", Labels: idLabel("797rr"), OwnerReferences: owner,
+	running := &model.Pod{Name: "web-6qhdd", Labels: idLabel("6qhdd"), OwnerReferences: owner,
 		Status: model.PodStatus{Phase: model.PodRunning}}
 	pvcs := []*model.PVC{
-		{Name: "data-web-797rr", Labels: idLabel("797rr"), OwnerReferences: owner},
+		{Name: "data-web-6qhdd", Labels: idLabel("6qhdd"), OwnerReferences: owner},
 		{Name: "data-web-h7777", Labels: idLabel("h7777"), OwnerReferences: owner},
 	}
 	observed := []*model.Pod{running}
@@ -30,24 +32,30 @@ func ExampleAllocateIDs() {
 	v, cleanup := pvc.Usable(cs, observed, nil, pvcs)
 	idx := pvc.NewIndex(v)
 	fmt.Println("clean-up actions:", len(cleanup))
-	for _, a := range pvc.AllocateIDs(cs, 3, observed, nil, pvcs, v) {
+	for _, a := range pvc.AllocateIDs(cs, now, 3, observed, nil, pvcs, v) {
 		create, reuse := idx.ClaimsForNewPod(cs, a.ID)
 		fmt.Println(pvc.PodName(cs, a.ID), "reused:", a.Reused, "create:", create, "reuse:", reuse)
 	}
 	// Output:
 	// clean-up actions: 0
-	// web-b2w5c reused: false create: [data-web-b2w5c] reuse: []
+	// web-2zq2r reused: false create: [data-web-2zq2r] reuse: []
+	// web-g7k9h reused: false create: [data-web-g7k9h] reuse: []
 	// web-h7777 reused: true create: [] reuse: [data-web-h7777]
-	// web-vt5vm reused: false create: [data-web-vt5vm] reuse: []
 }
 
-// GenerateID is a pure function of the CloneSet's identity and the counter.
+// GenerateID is a pure function of the round's seed and the counter: the
+// same round gives the same ids, a round one second later other ids.
 func ExampleGenerateID() {
-	for k := 0; k < 3; k++ {
-		fmt.Print(pvc.GenerateID("6f1c2a9e-0000-4000-8000-000000000001", "web", k), " ")
+	cs := &model.CloneSet{Name: "web", UID: "6f1c2a9e-0000-4000-8000-000000000001", Generation: 1}
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, at := range []time.Time{now, now, now.Add(time.Second)} {
+		seed := pvc.SeedOf(cs, at)
+		fmt.Println(pvc.GenerateID(seed, 0), pvc.GenerateID(seed, 1), pvc.GenerateID(seed, 2))
 	}
-	fmt.Println()
-	// Output: vt5vm 797rr b2w5c
+	// Output:
+	// g7k9h 6qhdd 2zq2r
+	// g7k9h 6qhdd 2zq2r
+	// jxln5 sdpk9 w5fvs
 }
 
 // With reuse disabled, clean-up hands the PVC of a terminating pod to that pod
@@ -77,14 +85,15 @@ func ExampleCleanup() {
 // a pod that is gone is deleted, the running pod keeps its PVC (and a
 // scale-in of it would delete that PVC), and two new pods get generated ids.
 func ExampleInventory() {
-	cs := &model.CloneSet{Name: "web", UID: "6f1c2a9e-0000-4000-8000-000000000001"}
+	cs := &model.CloneSet{Name: "web", UID: "6f1c2a9e-0000-4000-8000-000000000001", Generation: 1}
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	cs.Spec.VolumeClaimTemplates = []model.VolumeClaimTemplate{{Name: "data"}}
 	owner := []model.OwnerReference{{Kind: "CloneSet", Name: "web", UID: cs.UID, Controller: true}}
 	idLabel := func(id string) map[string]string { return map[string]string{model.LabelInstanceID: id} }
-	running := &model.Pod{Name: "web-797rr", Labels: idLabel("797rr"), OwnerReferences: owner,
+	running := &model.Pod{Name: "web-6qhdd", Labels: idLabel("6qhdd"), OwnerReferences: owner,
 		Status: model.PodStatus{Phase: model.PodRunning}}
 	pvcs := []*model.PVC{
-		{Name: "data-web-797rr", Labels: idLabel("797rr"), OwnerReferences: owner},
+		{Name: "data-web-6qhdd", Labels: idLabel("6qhdd"), OwnerReferences: owner},
 		{Name: "data-web-h7777", Labels: idLabel("h7777"), OwnerReferences: owner},
 	}
 
@@ -93,13 +102,13 @@ func ExampleInventory() {
 		fmt.Println(a.Type, a.PVC)
 	}
 	fmt.Println("claims of", running.Name, x.Index().ClaimsOfPod(running))
-	for _, a := range x.Allocate(2) {
+	for _, a := range x.Allocate(now, 2) {
 		create, _ := x.Index().ClaimsForNewPod(cs, a.ID)
 		fmt.Println("new pod", pvc.PodName(cs, a.ID), "creates", create)
 	}
 	// Output:
 	// DeletePVC data-web-h7777
-	// claims of web-797rr [data-web-797rr]
-	// new pod web-b2w5c creates [data-web-b2w5c]
-	// new pod web-vt5vm creates [data-web-vt5vm]
+	// claims of web-6qhdd [data-web-6qhdd]
+	// new pod web-2zq2r creates [data-web-2zq2r]
+	// new pod web-g7k9h creates [data-web-g7k9h]
 }

@@ -135,7 +135,7 @@ func (w world) round(n int) round {
 	v, actions := Usable(w.cs, active, inactive, w.pvcs)
 	r := round{V: names(v), Actions: actions, Create: map[string][]string{}, Reuse: map[string][]string{}}
 	r.idx = NewIndex(v)
-	r.Allocs = AllocateIDs(w.cs, n, observed, inactive, w.pvcs, v)
+	r.Allocs = AllocateIDs(w.cs, t0, n, observed, inactive, w.pvcs, v)
 	for _, a := range r.Allocs {
 		c, u := r.idx.ClaimsForNewPod(w.cs, a.ID)
 		r.Create[a.ID], r.Reuse[a.ID] = c, u

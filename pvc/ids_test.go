@@ -9,8 +9,12 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
-// gen returns candidate k of the spec CloneSet's sequence (uid specUID, name web).
-func gen(k int) string { return GenerateID(specUID, "web", k) }
+// specSeed is the seed of the tests' rounds of the spec CloneSet (uid
+// specUID, name web, generation 0, no resourceVersion) at t0.
+var specSeed = IDSeed{UID: specUID, Name: "web", Now: t0}
+
+// gen returns candidate k of the spec CloneSet's sequence at t0.
+func gen(k int) string { return GenerateID(specSeed, k) }
 
 // TestAllocateIDs covers docs/spec/scale-and-budgets.md 5.5 and the exclusion set of 7.2.
 func TestAllocateIDs(t *testing.T) {
@@ -63,10 +67,10 @@ func TestAllocateIDs(t *testing.T) {
 			want: sortedAllocs(g(gen(0)), g(gen(1)), g(gen(2))),
 		},
 		{
-			name:     "observed pod id excluded (8.13)",
+			name:     "observed pod id excluded",
 			n:        2,
 			observed: []*model.Pod{p(gen(1))},
-			want:     []Allocation{g("b2w5c"), g("vt5vm")},
+			want:     sortedAllocs(g(gen(0)), g(gen(2))),
 		},
 		{
 			name:     "inactive pod id excluded (terminating and terminal)",
@@ -114,7 +118,7 @@ func TestAllocateIDs(t *testing.T) {
 			name: "empty uid and nil CloneSet use the empty identity",
 			cs:   nil,
 			n:    2,
-			want: sortedAllocs(g(GenerateID("", "", 0)), g(GenerateID("", "", 1))),
+			want: sortedAllocs(g(GenerateID(IDSeed{Now: t0}, 0)), g(GenerateID(IDSeed{Now: t0}, 1))),
 		},
 		{
 			name:   "reused ids keep any shape; mixed result sorted byte-wise",
@@ -131,7 +135,7 @@ func TestAllocateIDs(t *testing.T) {
 			} else if tc.cs != nil {
 				x = tc.cs
 			}
-			got := AllocateIDs(x, tc.n, tc.observed, tc.inactive, tc.scen, tc.usable)
+			got := AllocateIDs(x, t0, tc.n, tc.observed, tc.inactive, tc.scen, tc.usable)
 			if diff := cmp.Diff(tc.want, got, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("AllocateIDs (-want +got):\n%s", diff)
 			}
@@ -157,7 +161,7 @@ func TestAllocateIDsSkipsCandidates(t *testing.T) {
 	for k := 0; k < 50; k += 2 {
 		observed = append(observed, mkPod(cs, gen(k)))
 	}
-	got := AllocateIDs(cs, 10, observed, nil, nil, nil)
+	got := AllocateIDs(cs, t0, 10, observed, nil, nil, nil)
 	want := sortedAllocs(
 		Allocation{ID: gen(1)}, Allocation{ID: gen(3)}, Allocation{ID: gen(5)}, Allocation{ID: gen(7)}, Allocation{ID: gen(9)},
 		Allocation{ID: gen(11)}, Allocation{ID: gen(13)}, Allocation{ID: gen(15)}, Allocation{ID: gen(17)}, Allocation{ID: gen(19)},
@@ -171,7 +175,7 @@ func TestAllocateIDsSkipsCandidates(t *testing.T) {
 // the ids come from the sweep in numeric order, skipping excluded ones.
 func TestGenerateSweep(t *testing.T) {
 	excl := map[string]struct{}{encodeID(0): {}, encodeID(2): {}}
-	got := generate(specUID, "web", 3, excl, 0, idSpace)
+	got := generate(specSeed, 3, excl, 0, idSpace)
 	if diff := cmp.Diff([]string{encodeID(1), encodeID(3), encodeID(4)}, got); diff != "" {
 		t.Error(diff)
 	}
@@ -181,7 +185,7 @@ func TestGenerateSweep(t *testing.T) {
 		}
 	}
 	// The sweep stops at the end of the space.
-	if got := generate(specUID, "web", 3, map[string]struct{}{encodeID(0): {}}, 0, 2); len(got) != 1 || got[0] != encodeID(1) {
+	if got := generate(specSeed, 3, map[string]struct{}{encodeID(0): {}}, 0, 2); len(got) != 1 || got[0] != encodeID(1) {
 		t.Errorf("space 2: %v", got)
 	}
 }
@@ -214,16 +218,16 @@ func TestGenerateBudgetExhausted(t *testing.T) {
 		}
 		return excl
 	}
-	got := generate(specUID, "web", 2, fresh(), 5, idSpace)
+	got := generate(specSeed, 2, fresh(), 5, idSpace)
 	if diff := cmp.Diff([]string{encodeID(0), encodeID(1)}, got); diff != "" {
 		t.Error(diff)
 	}
 	// With one more candidate of budget, the sequence provides the first id.
-	got = generate(specUID, "web", 2, fresh(), 6, idSpace)
+	got = generate(specSeed, 2, fresh(), 6, idSpace)
 	if diff := cmp.Diff([]string{gen(5), encodeID(0)}, got); diff != "" {
 		t.Error(diff)
 	}
-	if got := generate(specUID, "web", 0, fresh(), 6, idSpace); got != nil {
+	if got := generate(specSeed, 0, fresh(), 6, idSpace); got != nil {
 		t.Errorf("need 0: %v", got)
 	}
 }
@@ -244,27 +248,27 @@ func TestAllocateIDsSpaceLimits(t *testing.T) {
 	// Space of 10 ids, 7 excluded (plus ids outside the space and not of the
 	// generated form, which do not count): only 3 are left, n = 5 yields them.
 	excl := append(pvcs(0, 1, 2, 4, 5, 7, 8, 20, 21), mkClaimNamed(cs, "odd", "not-generated"))
-	got := allocateIDs(cs, 5, nil, nil, excl, nil, 10)
+	got := allocateIDs(SeedOf(cs, t0), 5, nil, nil, excl, nil, 10)
 	if diff := cmp.Diff(sortedAllocs(g(3), g(6), g(9)), got); diff != "" {
 		t.Errorf("capacity (-want +got):\n%s", diff)
 	}
 	// Free ids come on top of the capacity.
-	got = allocateIDs(cs, 5, nil, nil, excl, []*model.PVC{mkClaim(cs, "d", "reused")}, 10)
+	got = allocateIDs(SeedOf(cs, t0), 5, nil, nil, excl, []*model.PVC{mkClaim(cs, "d", "reused")}, 10)
 	want := sortedAllocs(Allocation{ID: "reused", Reused: true}, g(3), g(6), g(9))
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("capacity with a free id (-want +got):\n%s", diff)
 	}
 	// Full space: nothing can be generated, no loop, no panic.
-	if got := allocateIDs(cs, 3, nil, nil, pvcs(0, 1, 2, 3), nil, 4); len(got) != 0 {
+	if got := allocateIDs(SeedOf(cs, t0), 3, nil, nil, pvcs(0, 1, 2, 3), nil, 4); len(got) != 0 {
 		t.Errorf("full space: %v", got)
 	}
 	// Crowded (more than half of the space used): straight to the sweep.
-	got = allocateIDs(cs, 2, nil, nil, pvcs(1, 2, 3, 4, 5), nil, 10)
+	got = allocateIDs(SeedOf(cs, t0), 2, nil, nil, pvcs(1, 2, 3, 4, 5), nil, 10)
 	if diff := cmp.Diff(sortedAllocs(g(0), g(6)), got); diff != "" {
 		t.Errorf("crowded (-want +got):\n%s", diff)
 	}
 	// Exactly half: the 7.2 sequence is used.
-	got = allocateIDs(cs, 2, nil, nil, pvcs(1, 2, 3), nil, 10)
+	got = allocateIDs(SeedOf(cs, t0), 2, nil, nil, pvcs(1, 2, 3), nil, 10)
 	if diff := cmp.Diff(sortedAllocs(Allocation{ID: gen(0)}, Allocation{ID: gen(1)}), got); diff != "" {
 		t.Errorf("half (-want +got):\n%s", diff)
 	}
@@ -277,7 +281,7 @@ func TestAllocateIDsHugeN(t *testing.T) {
 	if os.Getenv("PVC_LONG_TESTS") == "" {
 		t.Skip("set PVC_LONG_TESTS=1 to allocate the whole id space")
 	}
-	got := AllocateIDs(newCS("web", specUID, false), model.MaxInt32, nil, nil, nil, nil)
+	got := AllocateIDs(newCS("web", specUID, false), t0, model.MaxInt32, nil, nil, nil, nil)
 	if len(got) != idSpace {
 		t.Fatalf("got %d ids, want %d", len(got), idSpace)
 	}
@@ -326,12 +330,12 @@ func contains(s, sub string) bool {
 
 // generate is generateIDs over a set of excluded ids, which it extends with
 // the ids it returns.
-func generate(uid, name string, need int, excl map[string]struct{}, budget, space int) []string {
+func generate(seed IDSeed, need int, excl map[string]struct{}, budget, space int) []string {
 	t := newIDTable(len(excl) + need)
 	for id := range excl {
 		t.add(id, idClaim)
 	}
-	out := generateIDs(uid, name, need, t, budget, space)
+	out := generateIDs(seed, need, t, budget, space)
 	for _, id := range out {
 		excl[id] = struct{}{}
 	}

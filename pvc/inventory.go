@@ -1,6 +1,8 @@
 package pvc
 
 import (
+	"time"
+
 	"github.com/clonecore/cloneset/model"
 )
 
@@ -14,7 +16,8 @@ import (
 //
 // Build it with NewInventory. Its methods do not modify the pods, the PVCs or
 // the Inventory's answers: Cleanup, Usable and Index compute V once and
-// return the same results on every call, and Allocate depends only on n.
+// return the same results on every call, and Allocate depends only on its
+// arguments.
 // An Inventory is not safe for concurrent use.
 type Inventory struct {
 	cs       *model.CloneSet
@@ -112,10 +115,10 @@ func (x *Inventory) Index() *Index {
 	return x.index
 }
 
-// Allocate returns the n instance ids of a scale-out: AllocateIDs with the
-// observed and inactive pods, every PVC of the inventory and V. Released pods
-// do not count, as with AllocateIDs.
-func (x *Inventory) Allocate(n int) []Allocation {
+// Allocate returns the n instance ids of a scale-out in the round at now:
+// AllocateIDs with the observed and inactive pods, every PVC of the
+// inventory and V. Released pods do not count, as with AllocateIDs.
+func (x *Inventory) Allocate(now time.Time, n int) []Allocation {
 	if n <= 0 {
 		return nil
 	}
@@ -131,7 +134,7 @@ func (x *Inventory) Allocate(n int) []Allocation {
 	if n > len(free) {
 		t = t.clone() // generated ids are added to the table
 	}
-	return allocateFrom(x.cs, n, t, free, idSpace)
+	return allocateFrom(SeedOf(x.cs, now), n, t, free, idSpace)
 }
 
 // cleanup computes V and the actions once (the loop of Cleanup).

@@ -113,9 +113,9 @@ func TestPropInventoryMatchesFunctions(t *testing.T) {
 			}
 		}
 		n := rapid.IntRange(0, 40).Draw(t, "n")
-		want := AllocateIDs(w.cs, n, observed, inactive, w.pvcs, wantV)
+		want := AllocateIDs(w.cs, t0, n, observed, inactive, w.pvcs, wantV)
 		for range 2 {
-			if d := cmp.Diff(want, x.Allocate(n), cmpopts.EquateEmpty()); d != "" {
+			if d := cmp.Diff(want, x.Allocate(t0, n), cmpopts.EquateEmpty()); d != "" {
 				t.Fatalf("Allocate(%d) (-AllocateIDs +Inventory):\n%s", n, d)
 			}
 		}

@@ -12,7 +12,7 @@ func TestAllocateHugeCount(t *testing.T) {
 	cs := newCS("web", "uid-web", false)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	got := allocateIDs(cs, 1<<26, nil, nil, nil, nil, 500)
+	got := allocateIDs(SeedOf(cs, t0), 1<<26, nil, nil, nil, nil, 500)
 	runtime.ReadMemStats(&after)
 	if len(got) != 500 {
 		t.Fatalf("%d ids, want the 500 of the space", len(got))

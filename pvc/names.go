@@ -2,6 +2,7 @@ package pvc
 
 import (
 	"strconv"
+	"time"
 
 	"github.com/clonecore/cloneset/model"
 )
@@ -38,11 +39,51 @@ func fnvAddBytes(h uint64, b []byte) uint64 {
 	return h
 }
 
-// idPrefixHash returns the FNV-1a state after uid + "\x00" + name + "\x00".
-func idPrefixHash(uid, name string) uint64 {
-	h := fnvAddString(fnvOffset64, uid)
+// IDSeed is what the instance ids generated in one round depend on besides
+// the candidate index (docs/spec/scale-and-budgets.md 7.2 step 1): the
+// CloneSet's identity, and what moves from one round to the next, so that
+// the sequence does not start over every round and hand out again the id of
+// a pod that is gone.
+type IDSeed struct {
+	// UID is the CloneSet's metadata.uid (may be empty).
+	UID string
+	// Name is the CloneSet's metadata.name.
+	Name string
+	// Now is the round's clock (the scenario's now), read to the nanosecond
+	// as seconds and nanoseconds since the Unix epoch: its location and
+	// monotonic reading do not matter.
+	Now time.Time
+	// Generation is the CloneSet's metadata.generation.
+	Generation int64
+	// ResourceVersion is the CloneSet's metadata.resourceVersion (may be
+	// empty).
+	ResourceVersion string
+}
+
+// SeedOf returns the IDSeed of a round of cs at now. A nil CloneSet counts
+// as one with every field empty.
+func SeedOf(cs *model.CloneSet, now time.Time) IDSeed {
+	seed := IDSeed{UID: csUID(cs), Name: csName(cs), Now: now}
+	if cs != nil {
+		seed.Generation, seed.ResourceVersion = cs.Generation, cs.ResourceVersion
+	}
+	return seed
+}
+
+// prefixHash returns the FNV-1a state after the seed's part of the hashed
+// bytes: uid, name, seconds, nanoseconds, generation and resourceVersion,
+// each followed by "\x00" (7.2 step 1).
+func (s IDSeed) prefixHash() uint64 {
+	var num [24]byte
+	h := fnvAddString(fnvOffset64, s.UID)
 	h = fnvAddString(h, "\x00")
-	h = fnvAddString(h, name)
+	h = fnvAddString(h, s.Name)
+	h = fnvAddString(h, "\x00")
+	for _, v := range [...]int64{s.Now.Unix(), int64(s.Now.Nanosecond()), s.Generation} {
+		h = fnvAddBytes(h, strconv.AppendInt(num[:0], v, 10))
+		h = fnvAddString(h, "\x00")
+	}
+	h = fnvAddString(h, s.ResourceVersion)
 	return fnvAddString(h, "\x00")
 }
 
@@ -50,23 +91,20 @@ func idPrefixHash(uid, name string) uint64 {
 // significant base-27 digit first (7.2 step 3).
 func encodeID(h uint64) string {
 	var b [IDLength]byte
-	for i := range b {
-		b[i] = Alphabet[h%27]
-		h /= 27
-	}
+	encodeInto(&b, h)
 	return string(b[:])
 }
 
-// GenerateID returns candidate number k of the deterministic instance-id
-// sequence of a CloneSet (docs/spec/scale-and-budgets.md 7.2 steps 1-3): the 64-bit FNV-1a
-// hash of uid + "\x00" + name + "\x00" + decimal(k), written as five base-27
-// digits over Alphabet, least significant first. It does not check exclusions;
-// AllocateIDs does. k is meant to be 0, 1, 2, ...; a negative k is hashed with
-// its sign, which keeps the function total.
-func GenerateID(uid, name string, k int) string {
+// GenerateID returns candidate number k of the instance-id sequence of one
+// round (docs/spec/scale-and-budgets.md 7.2 steps 1-3): the 64-bit FNV-1a
+// hash of the seed's bytes (uid, name, the clock's seconds and nanoseconds,
+// generation and resourceVersion, each followed by "\x00") and decimal(k),
+// written as five base-27 digits over Alphabet, least significant first. It
+// does not check exclusions; AllocateIDs does. k is meant to be 0, 1, 2, ...;
+// a negative k is hashed with its sign, which keeps the function total.
+func GenerateID(seed IDSeed, k int) string {
 	var buf [24]byte
-	h := fnvAddBytes(idPrefixHash(uid, name), strconv.AppendInt(buf[:0], int64(k), 10))
-	return encodeID(h)
+	return encodeID(fnvAddBytes(seed.prefixHash(), strconv.AppendInt(buf[:0], int64(k), 10)))
 }
 
 // IsGeneratedForm reports whether id has the shape of a generated id: IDLength

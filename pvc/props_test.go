@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/clonecore/cloneset/model"
 	"github.com/google/go-cmp/cmp"
@@ -23,7 +24,7 @@ func genWorld(t *rapid.T) world {
 	}
 	pool := []string{"", "bbbbb", "ccccc", "ddddd", "x-odd-id"}
 	for k := 0; k < 6; k++ {
-		pool = append(pool, GenerateID(uid, "web", k))
+		pool = append(pool, GenerateID(IDSeed{UID: uid, Name: "web", Now: t0}, k))
 	}
 	id := rapid.SampledFrom(pool)
 	w := world{cs: cs}
@@ -93,7 +94,7 @@ func TestPropAllocateIDs(t *testing.T) {
 		n := rapid.IntRange(0, 40).Draw(t, "n")
 		observed, active, inactive := w.split()
 		v, _ := Usable(w.cs, active, inactive, w.pvcs)
-		got := AllocateIDs(w.cs, n, observed, inactive, w.pvcs, v)
+		got := AllocateIDs(w.cs, t0, n, observed, inactive, w.pvcs, v)
 
 		if len(got) != n {
 			t.Fatalf("got %d ids, want %d", len(got), n)
@@ -138,10 +139,30 @@ func TestPropAllocateIDs(t *testing.T) {
 			t.Fatalf("reused %v, want the smallest free ids %v", reused, want)
 		}
 
-		again := AllocateIDs(w.cs, n, permuted(t, observed, "perm-observed"), permuted(t, inactive, "perm-inactive"),
+		again := AllocateIDs(w.cs, t0, n, permuted(t, observed, "perm-observed"), permuted(t, inactive, "perm-inactive"),
 			permuted(t, w.pvcs, "perm-pvcs"), permuted(t, v, "perm-v"))
 		if diff := cmp.Diff(got, again); diff != "" {
 			t.Fatalf("input order changed the result:\n%s", diff)
+		}
+
+		// Another round (the clock moved): the same free ids and as many ids,
+		// the generated ones still clear of every existing id.
+		later := t0.Add(time.Duration(rapid.Int64Range(1, int64(time.Hour)).Draw(t, "later")))
+		moved := AllocateIDs(w.cs, later, n, observed, inactive, w.pvcs, v)
+		if len(moved) != n {
+			t.Fatalf("at %v: got %d ids, want %d", later, len(moved), n)
+		}
+		var reusedLater []string
+		for _, a := range moved {
+			switch {
+			case a.Reused:
+				reusedLater = append(reusedLater, a.ID)
+			case existing[a.ID]:
+				t.Fatalf("at %v: generated id %q already exists", later, a.ID)
+			}
+		}
+		if !slices.Equal(reusedLater, reused) {
+			t.Fatalf("at %v: reused %v, at t0 %v", later, reusedLater, reused)
 		}
 	})
 }
@@ -167,7 +188,7 @@ func TestPropNoPVCReusedAndDeleted(t *testing.T) {
 		for _, c := range v {
 			inV[c.Name] = true
 		}
-		for _, a := range AllocateIDs(w.cs, rapid.IntRange(0, 10).Draw(t, "n"), observed, inactive, w.pvcs, v) {
+		for _, a := range AllocateIDs(w.cs, t0, rapid.IntRange(0, 10).Draw(t, "n"), observed, inactive, w.pvcs, v) {
 			create, reuse := idx.ClaimsForNewPod(w.cs, a.ID)
 			for _, name := range reuse {
 				if why, ok := gone[name]; ok {

@@ -2,6 +2,7 @@ package pvc
 
 import (
 	"testing"
+	"time"
 
 	"github.com/clonecore/cloneset/model"
 	"github.com/google/go-cmp/cmp"
@@ -49,7 +50,7 @@ func TestExample8_3(t *testing.T) {
 		if diff := cmp.Diff(want, r.Actions); diff != "" {
 			t.Errorf("clean-up (-want +got):\n%s", diff)
 		}
-		wantAllocs := sortedAllocs(Allocation{ID: GenerateID("foo-uid", "foo", 0)}, Allocation{ID: GenerateID("foo-uid", "foo", 1)})
+		wantAllocs := sortedAllocs(Allocation{ID: GenerateID(IDSeed{UID: "foo-uid", Name: "foo", Now: t0}, 0)}, Allocation{ID: GenerateID(IDSeed{UID: "foo-uid", Name: "foo", Now: t0}, 1)})
 		if diff := cmp.Diff(wantAllocs, r.Allocs); diff != "" {
 			t.Fatalf("allocations (-want +got):\n%s", diff)
 		}
@@ -83,11 +84,12 @@ func TestExample8_12(t *testing.T) {
 		if diff := cmp.Diff([]string{"data-web-abcde", "logs-web-abcde"}, r.V); diff != "" {
 			t.Errorf("V (-want +got):\n%s", diff)
 		}
-		// Empty uid, name web: candidates xp9ms, 95ckx (7.2 vectors), neither excluded.
-		if diff := cmp.Diff([]Allocation{{ID: "95ckx"}, {ID: "xp9ms"}}, r.Allocs); diff != "" {
+		// Empty uid, name web, generation 0, at t0: candidates wsp9c, 88r6h
+		// (7.2), neither excluded.
+		if diff := cmp.Diff([]Allocation{{ID: "88r6h"}, {ID: "wsp9c"}}, r.Allocs); diff != "" {
 			t.Fatalf("allocations (-want +got):\n%s", diff)
 		}
-		for _, id := range []string{"95ckx", "xp9ms"} {
+		for _, id := range []string{"88r6h", "wsp9c"} {
 			if diff := cmp.Diff([]string{"data-web-" + id, "logs-web-" + id}, r.Create[id]); diff != "" {
 				t.Errorf("createPVCs of %s: %s", id, diff)
 			}
@@ -100,10 +102,10 @@ func TestExample8_12(t *testing.T) {
 		w := build(false)
 		cs := w.cs
 		// Rename the terminating pod to the first candidate: it is in Excl.
-		w.pods[1] = terminating(mkPod(cs, "xp9ms"))
-		w.pvcs[2] = mkClaim(cs, "data", "xp9ms")
+		w.pods[1] = terminating(mkPod(cs, "wsp9c"))
+		w.pvcs[2] = mkClaim(cs, "data", "wsp9c")
 		r := w.round(2)
-		if diff := cmp.Diff([]Allocation{{ID: "95ckx"}, {ID: "dv4tj"}}, r.Allocs); diff != "" {
+		if diff := cmp.Diff([]Allocation{{ID: "88r6h"}, {ID: "czjh4"}}, r.Allocs); diff != "" {
 			t.Errorf("allocations (-want +got):\n%s", diff)
 		}
 	})
@@ -130,21 +132,30 @@ func TestExample8_12(t *testing.T) {
 	})
 }
 
-// TestExample8_13 is docs/spec/scale-and-budgets.md 8.13: deterministic ids.
+// TestExample8_13 is docs/spec/scale-and-budgets.md 8.13: deterministic ids
+// that do not come back in a later round.
 func TestExample8_13(t *testing.T) {
 	cs := newCS("web", specUID, false)
-	w := world{cs: cs, pods: []*model.Pod{mkPod(cs, "797rr")}}
-	r := w.round(2)
-	// k=0 vt5vm accepted, k=1 797rr excluded, k=2 b2w5c accepted; sorted.
-	if diff := cmp.Diff([]Allocation{{ID: "b2w5c"}, {ID: "vt5vm"}}, r.Allocs); diff != "" {
+	cs.Generation = 1
+	w := world{cs: cs, pods: []*model.Pod{mkPod(cs, "6qhdd")}}
+	r := w.round(2) // at t0 = 2026-01-01T00:00:00Z
+	// k=0 g7k9h accepted, k=1 6qhdd excluded, k=2 2zq2r accepted; sorted.
+	if diff := cmp.Diff([]Allocation{{ID: "2zq2r"}, {ID: "g7k9h"}}, r.Allocs); diff != "" {
 		t.Errorf("allocations (-want +got):\n%s", diff)
 	}
-	if got := []string{PodName(cs, r.Allocs[0].ID), PodName(cs, r.Allocs[1].ID)}; !cmp.Equal(got, []string{"web-b2w5c", "web-vt5vm"}) {
+	if got := []string{PodName(cs, r.Allocs[0].ID), PodName(cs, r.Allocs[1].ID)}; !cmp.Equal(got, []string{"web-2zq2r", "web-g7k9h"}) {
 		t.Errorf("creation order %v", got)
 	}
 	// Identical input, identical output.
 	if diff := cmp.Diff(r.Allocs, w.round(2).Allocs); diff != "" {
 		t.Errorf("second run differs: %s", diff)
+	}
+	// The two new pods are deleted (scale-in) and all their PVCs are gone; a
+	// round one second later creates two pods again: the sequence of that
+	// round is another, so the names do not come back.
+	later := AllocateIDs(cs, t0.Add(time.Second), 2, w.pods, nil, nil, nil)
+	if diff := cmp.Diff([]Allocation{{ID: "jxln5"}, {ID: "sdpk9"}}, later); diff != "" {
+		t.Errorf("allocations one second later (-want +got):\n%s", diff)
 	}
 }
 
@@ -155,7 +166,7 @@ func TestSummary5_8(t *testing.T) {
 	xClaims := func(cs *model.CloneSet) []*model.PVC {
 		return []*model.PVC{mkClaim(cs, "data", x), mkClaim(cs, "logs", x)}
 	}
-	gen0 := GenerateID(specUID, "web", 0)
+	gen0 := GenerateID(specSeed, 0)
 
 	t.Run("scale-in / specified delete / recreate update of pod x: pod and PVCs of x deleted (reuse off and on)", func(t *testing.T) {
 		for _, reuse := range []bool{false, true} {

@@ -69,8 +69,8 @@ func ExampleVerify() {
 		}
 	}
 	// Output:
-	// -> delete web-t697s (scale in)
-	// -> delete web-kq7bp (scale in)
+	// -> delete web-sszb8 (scale in)
+	// -> delete web-fn74h (scale in)
 	// ok      max-pods                       17 checks
 	// ok      update-budget                  17 checks
 	// ok      preparing-delete-not-updated   17 checks
@@ -107,9 +107,9 @@ func ExampleCluster() {
 	// round 0: 3 actions applied
 	// round 1: 4 actions applied
 	// round 2: 1 actions applied
-	// web-9b5fk Normal true
-	// web-kq7bp Normal true
-	// web-t697s PreparingNormal true
+	// web-5847c Normal true
+	// web-fn74h Normal true
+	// web-sszb8 PreparingNormal true
 }
 
 // SVG draws a run; FromManifest reads a Simulation document.

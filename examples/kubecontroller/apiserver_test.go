@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -102,6 +104,21 @@ func (a *apiServer) doubleWrites() []string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return append([]string(nil), a.doubles...)
+}
+
+// createdTwice returns the names of the objects of a resource ("pods")
+// created more than once, sorted.
+func (a *apiServer) createdTwice(resource string) []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []string
+	for what, n := range a.writes {
+		if name, ok := strings.CutPrefix(what, "create "+resource+"/"); ok && n > 1 {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // attemptCounts returns a copy of the attempt counts.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/clonecore/cloneset/manifest"
 	"github.com/clonecore/cloneset/model"
+	"github.com/clonecore/cloneset/pvc"
 	"github.com/clonecore/cloneset/sim"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -405,9 +406,23 @@ func setPodCondition(p *corev1.Pod, typ corev1.PodConditionType, on bool, now ti
 
 // finalState is what the scenario must end in, in both worlds.
 type finalState struct {
-	Pods      []string // "name revision state phase ready"
+	Pods      []string // "name revision state phase ready", sorted (podLine)
 	Revisions []string
 	Status    string
+}
+
+// podLine describes a pod of the final state. A pod named after a
+// generated instance id (docs/spec/scale-and-budgets.md 7.2) shows as
+// "web-<generated>": the id depends on the round's clock and the
+// CloneSet's resourceVersion, which the controller's harness and the
+// simulator do not share, so two worlds that decide alike name their new
+// pods differently. Any other name (a pod whose name is not
+// <cloneset>-<instance id>) shows as it is.
+func podLine(name string, labels map[string]string, phase string, ready bool) string {
+	if id := labels[model.LabelInstanceID]; pvc.IsGeneratedForm(id) && name == "web-"+id {
+		name = "web-<generated>"
+	}
+	return fmt.Sprintf("%s %s %s %s ready=%v", name, labels[model.LabelRevisionHash], labels[model.LabelLifecycleState], phase, ready)
 }
 
 func (h *harness) final() finalState {
@@ -417,9 +432,9 @@ func (h *harness) final() finalState {
 		for _, c := range p.Status.Conditions {
 			ready = ready || (c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue)
 		}
-		f.Pods = append(f.Pods, fmt.Sprintf("%s %s %s %s ready=%v", p.Name, p.Labels[model.LabelRevisionHash],
-			p.Labels[model.LabelLifecycleState], p.Status.Phase, ready))
+		f.Pods = append(f.Pods, podLine(p.Name, p.Labels, string(p.Status.Phase), ready))
 	}
+	sort.Strings(f.Pods)
 	var revs appsv1.ControllerRevisionList
 	must(h.t, h.api.List(h.ctx, &revs, client.InNamespace("default")))
 	for _, r := range revs.Items {
@@ -470,8 +485,7 @@ func simFinal(t *testing.T, sc e2eScenario, changes []sim.Change) finalState {
 		if c := p.Condition("Ready"); c == nil || c.Status != "True" {
 			ready = false
 		}
-		f.Pods = append(f.Pods, fmt.Sprintf("%s %s %s %s ready=%v", p.Name, p.Labels[model.LabelRevisionHash],
-			p.Labels[model.LabelLifecycleState], p.Status.Phase, ready))
+		f.Pods = append(f.Pods, podLine(p.Name, p.Labels, p.Status.Phase, ready))
 	}
 	sort.Strings(f.Pods)
 	for _, r := range cl.Revisions() {
@@ -504,6 +518,9 @@ func TestEndToEnd(t *testing.T) {
 				if len(pvcs.Items) != 3 {
 					t.Fatalf("%d claims for 3 pods with one volume claim template", len(pvcs.Items))
 				}
+			}
+			if again := h.api.createdTwice("pods"); len(again) > 0 {
+				t.Errorf("pod names created twice (docs/spec/scale-and-budgets.md 7.2: generated ids do not come back): %v", again)
 			}
 			want := simFinal(t, sc, simChanges)
 			if !reflect.DeepEqual(got, want) {
