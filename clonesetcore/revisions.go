@@ -2,6 +2,7 @@ package clonesetcore
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"maps"
@@ -51,8 +52,19 @@ func resolveRevisions(cs *model.CloneSet, revs []*model.Revision, notes *notes) 
 	for _, r := range rs.sorted {
 		rs.byName[r.Name] = r
 	}
-	want, err := model.RevisionData(cs.Spec.Template)
-	if err != nil {
+	// The template's revision data is computed when a comparison needs it:
+	// a stored template written exactly as spec.template is equal without it.
+	var want []byte
+	wantData := func() []byte {
+		if want == nil && rs.err == nil {
+			var err error
+			if want, err = model.RevisionData(cs.Spec.Template); err != nil {
+				rs.err = templateError(cs, err)
+			}
+		}
+		return want
+	}
+	if err := podtemplate.Check(cs.Spec.Template.Tree(), ""); err != nil {
 		rs.err = templateError(cs, err)
 	}
 	for i := len(rs.sorted) - 1; i >= 0 && rs.err == nil; i-- {
@@ -60,12 +72,16 @@ func resolveRevisions(cs *model.CloneSet, revs []*model.Revision, notes *notes) 
 		if !r.HasTemplate {
 			continue
 		}
+		if sameTree(r.Template.Tree(), cs.Spec.Template.Tree(), true) {
+			rs.update = r
+			break
+		}
 		data, err := model.RevisionData(r.Template)
 		if err != nil {
 			notes.add("ControllerRevision %s: its template is not readable by the API types (%v): it equals no template", r.Name, err)
 			continue
 		}
-		if bytes.Equal(data, want) {
+		if bytes.Equal(data, wantData()) {
 			rs.update = r
 			break
 		}
@@ -79,7 +95,7 @@ func resolveRevisions(cs *model.CloneSet, revs []*model.Revision, notes *notes) 
 	}
 	switch {
 	case rs.update == nil:
-		rs.update = deriveRevision(cs, want, &rs, next, notes)
+		rs.update = deriveRevision(cs, wantData(), &rs, next, notes)
 	case rs.update != rs.sorted[len(rs.sorted)-1]:
 		// A stored revision equals spec.template but is not the newest one: a
 		// roll-back, which makes it the newest (LSV 2.3).
@@ -103,6 +119,48 @@ func resolveRevisions(cs *model.CloneSet, revs []*model.Revision, notes *notes) 
 		}
 	}
 	return rs
+}
+
+// sameTree reports whether two JSON-like trees are written alike (a
+// "$patch" member at the top left out when top is set): such templates are
+// equal without encoding them.
+func sameTree(a, b any, top bool) bool {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok {
+			return false
+		}
+		n := 0
+		for k, v := range x {
+			if top && k == "$patch" {
+				continue
+			}
+			w, ok := y[k]
+			if !ok || !sameTree(v, w, false) {
+				return false
+			}
+			n++
+		}
+		if _, ok := y["$patch"]; top && ok {
+			n++
+		}
+		return n == len(y)
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !sameTree(x[i], y[i], false) {
+				return false
+			}
+		}
+		return true
+	case nil, string, bool, json.Number:
+		return a == b
+	}
+	return false // other Go values: compared by their encoding
 }
 
 // deriveRevision names the revision the round creates for spec.template

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -53,7 +54,7 @@ func RevisionData(template map[string]any) ([]byte, error) {
 // refuses, as an *Error whose path starts with base (for example
 // "spec.template"); nil when the template is readable.
 func Check(template map[string]any, base string) error {
-	_, err := Encode(template)
+	_, err := walker{}.value(template, 0)
 	if e, ok := err.(*Error); ok {
 		return &Error{Path: joinPath(base, e.Path), Value: e.Value, Reason: e.Reason}
 	}
@@ -71,7 +72,7 @@ func Check(template map[string]any, base string) error {
 // int-or-string as a number or a string; a time in UTC to the second. JSON
 // null reads as the zero value of its member's type, as absence does.
 func Encode(template map[string]any) (map[string]any, error) {
-	v, err := encodeValue(template, 0)
+	v, err := walker{build: true}.value(template, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -87,9 +88,16 @@ type encoded struct {
 	zero  bool
 }
 
-// encodeValue reads v (a generic JSON value; nil is null or absent) into the
+// walker reads values into the table's types; with build set it also
+// writes them back (Encode), else it only checks them (Check).
+type walker struct{ build bool }
+
+// value reads v (a generic JSON value; nil is null or absent) into the
 // table's type t and writes it back. The error's path is relative to v.
-func encodeValue(v any, t int) (encoded, error) {
+func (w walker) value(v any, t int) (encoded, error) {
+	if v == nil && !w.build {
+		return encoded{}, nil // null reads as the zero value, which is always readable
+	}
 	ti := &corev1Types[t]
 	switch ti.kind {
 	case kindString:
@@ -97,7 +105,7 @@ func encodeValue(v any, t int) (encoded, error) {
 		case nil:
 			return encoded{out: "", empty: true, zero: true}, nil
 		case string:
-			return encoded{out: x, empty: x == "", zero: x == ""}, nil
+			return encoded{out: v, empty: x == "", zero: x == ""}, nil // v: the string already boxed
 		}
 		return encoded{}, typeError(v, "expected a string")
 	case kindBool:
@@ -116,36 +124,44 @@ func encodeValue(v any, t int) (encoded, error) {
 		if err != nil {
 			return encoded{}, err
 		}
-		return encoded{out: float64(n), empty: n == 0, zero: n == 0}, nil
+		e := encoded{empty: n == 0, zero: n == 0}
+		if w.build {
+			e.out = float64(n)
+		}
+		return e, nil
 	case kindPointer:
 		if v == nil {
 			return encoded{out: nil, empty: true, zero: true}, nil
 		}
-		e, err := encodeValue(v, ti.elem)
+		e, err := w.value(v, ti.elem)
 		if err != nil {
 			return encoded{}, err
 		}
 		return encoded{out: e.out}, nil
 	case kindSlice:
-		return encodeSlice(v, ti)
+		return w.slice(v, ti)
 	case kindMap:
-		return encodeMap(v, ti)
+		return w.mapOf(v, ti)
 	case kindStruct:
-		return encodeStruct(v, ti)
+		return w.structOf(v, ti)
 	case kindQuantity:
-		return encodeQuantity(v)
+		return w.quantity(v)
 	case kindIntOrString:
-		switch x := v.(type) {
+		switch v.(type) {
 		case nil:
 			return encoded{out: float64(0), zero: true}, nil
 		case string:
-			return encoded{out: x}, nil
+			return encoded{out: v}, nil
 		}
 		n, err := integer(v, 32)
 		if err != nil {
 			return encoded{}, &Error{Value: err.(*Error).Value, Reason: "expected a string or a 32-bit integer"}
 		}
-		return encoded{out: float64(n), zero: n == 0}, nil
+		e := encoded{zero: n == 0}
+		if w.build {
+			e.out = float64(n)
+		}
+		return e, nil
 	case kindTime:
 		return encodeTime(v)
 	case kindRawJSON:
@@ -158,56 +174,69 @@ func encodeValue(v any, t int) (encoded, error) {
 	return encoded{}, fmt.Errorf("podtemplate: type %s has no kind", ti.name) // a defect of the table
 }
 
-func encodeSlice(v any, ti *typeInfo) (encoded, error) {
+func (w walker) slice(v any, ti *typeInfo) (encoded, error) {
 	switch x := v.(type) {
 	case nil:
 		return encoded{out: nil, empty: true, zero: true}, nil
 	case []any:
-		out := make([]any, len(x))
+		var out []any
+		if w.build {
+			out = make([]any, len(x))
+		}
 		for i, item := range x {
-			e, err := encodeValue(item, ti.elem)
+			e, err := w.value(item, ti.elem)
 			if err != nil {
 				return encoded{}, inside(err, "["+strconv.Itoa(i)+"]")
 			}
-			out[i] = e.out
+			if w.build {
+				out[i] = e.out
+			}
 		}
 		return encoded{out: out, empty: len(x) == 0}, nil
 	}
 	return encoded{}, typeError(v, "expected a list")
 }
 
-func encodeMap(v any, ti *typeInfo) (encoded, error) {
+func (w walker) mapOf(v any, ti *typeInfo) (encoded, error) {
 	switch x := v.(type) {
 	case nil:
 		return encoded{out: nil, empty: true, zero: true}, nil
 	case map[string]any:
-		out := make(map[string]any, len(x))
+		var out map[string]any
+		if w.build {
+			out = make(map[string]any, len(x))
+		}
 		for k, item := range x {
-			e, err := encodeValue(item, ti.elem)
+			e, err := w.value(item, ti.elem)
 			if err != nil {
-				return encoded{}, inside(err, "["+k+"]")
+				return encoded{}, firstError(x, func(item any) error { _, err := w.value(item, ti.elem); return err })
 			}
-			out[k] = e.out
+			if w.build {
+				out[k] = e.out
+			}
 		}
 		return encoded{out: out, empty: len(x) == 0}, nil
 	}
 	return encoded{}, typeError(v, "expected an object")
 }
 
-func encodeStruct(v any, ti *typeInfo) (encoded, error) {
+func (w walker) structOf(v any, ti *typeInfo) (encoded, error) {
 	members, ok := v.(map[string]any)
 	if v != nil && !ok {
 		return encoded{}, typeError(v, "expected an object")
 	}
-	out := make(map[string]any, len(ti.fields))
+	var out map[string]any
+	if w.build {
+		out = make(map[string]any, len(ti.fields))
+	}
 	zero := true
 	for _, f := range ti.fields {
-		e, err := encodeValue(members[f.name], f.typ) // absent: the zero value
+		e, err := w.value(members[f.name], f.typ) // absent: the zero value
 		if err != nil {
 			return encoded{}, inside(err, f.name)
 		}
 		zero = zero && e.zero
-		if (f.omitEmpty && e.empty) || (f.omitZero && e.zero) {
+		if !w.build || (f.omitEmpty && e.empty) || (f.omitZero && e.zero) {
 			continue
 		}
 		out[f.name] = e.out
@@ -215,7 +244,7 @@ func encodeStruct(v any, ti *typeInfo) (encoded, error) {
 	return encoded{out: out, zero: zero}, nil
 }
 
-func encodeQuantity(v any) (encoded, error) {
+func (w walker) quantity(v any) (encoded, error) {
 	var text string
 	switch x := v.(type) {
 	case nil:
@@ -228,6 +257,12 @@ func encodeQuantity(v any) (encoded, error) {
 			return encoded{}, typeError(v, "expected a quantity such as \"500m\" or \"2Gi\"")
 		}
 		text = t
+	}
+	if !w.build {
+		if err := checkQuantity(strings.TrimSpace(text)); err != nil {
+			return encoded{}, &Error{Value: shortJSON(v), Reason: "not a quantity: " + err.Error()}
+		}
+		return encoded{}, nil
 	}
 	q, err := parseQuantity(strings.TrimSpace(text))
 	if err != nil {
@@ -311,7 +346,7 @@ func plainJSON(v any) (any, error) {
 		for k, item := range x {
 			p, err := plainJSON(item)
 			if err != nil {
-				return nil, inside(err, "["+k+"]")
+				return nil, firstError(x, func(item any) error { _, err := plainJSON(item); return err })
 			}
 			out[k] = p
 		}
@@ -336,6 +371,22 @@ func plainJSON(v any) (any, error) {
 		return nil, &Error{Value: text, Reason: "a number beyond float64"}
 	}
 	return f, nil
+}
+
+// firstError is the error of the first member of m, in key order, that read
+// refuses: the same error whatever order the map is walked in.
+func firstError(m map[string]any, read func(any) error) error {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if err := read(m[k]); err != nil {
+			return inside(err, "["+k+"]")
+		}
+	}
+	return nil
 }
 
 // typeError is a value of the wrong JSON type.

@@ -145,3 +145,17 @@ func TestRevisionDataGoValues(t *testing.T) {
 		t.Fatalf("a Go value no JSON has: %v", err)
 	}
 }
+
+// TestCheckReportsTheFirstKey: with several refused members in one map, the
+// error names the first key in order, whatever order the map is walked in.
+func TestCheckReportsTheFirstKey(t *testing.T) {
+	doc := `{"metadata":{"labels":{"b":1,"a":true,"c":[]}},"spec":{"containers":[{"name":"c","resources":{"limits":{"y":"?","x":"!"}}}]}}`
+	for i := 0; i < 20; i++ {
+		if err := Check(tree(t, doc), ""); err == nil || !strings.HasPrefix(err.Error(), "metadata.labels[a]: true") {
+			t.Fatalf("got %v", err)
+		}
+		if _, err := Encode(tree(t, doc)); err == nil || !strings.HasPrefix(err.Error(), "metadata.labels[a]: true") {
+			t.Fatalf("Encode: got %v", err)
+		}
+	}
+}

@@ -32,6 +32,7 @@ func FuzzRevisionData(f *testing.F) {
 		f.Add([]byte(doc.Spec.Template))
 	}
 	f.Add([]byte(`{"spec":{"containers":[{"name":"c","ports":[{"containerPort":"80"}]}]}}`))
+	f.Add([]byte(`{"spec":{"containers":[{"name":"c","resources":{"limits":{"cpu":".e-10","memory":"1.e-3"}}}]}}`))
 	f.Add([]byte(`{"metadata":{"managedFields":[{"fieldsV1":{"n":1e400}}]}}`))
 	f.Fuzz(func(t *testing.T, doc []byte) {
 		dec := json.NewDecoder(bytes.NewReader(doc))
@@ -41,6 +42,9 @@ func FuzzRevisionData(f *testing.F) {
 			return
 		}
 		data, err := RevisionData(tpl)
+		if checked := Check(tpl, ""); (checked == nil) != (err == nil) || (err != nil && checked.Error() != err.Error()) {
+			t.Fatalf("%s: Check says %v, RevisionData %v", doc, checked, err)
+		}
 		if err != nil {
 			var e *Error
 			if !errors.As(err, &e) {

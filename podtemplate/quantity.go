@@ -199,36 +199,13 @@ func quantitySuffix(s string) (base, exponent int32, format quantityFormat, ok b
 // needs the general path (too many digits, below nanos, or a binary value
 // beyond 64 bits).
 func fastQuantity(str string, sc quantityScan, exponent int32, format quantityFormat) (quantity, bool, error) {
-	var precision, scale int32
-	mult := int64(1)
-	switch format {
-	case binarySI:
-		if sc.fraction != "" {
-			return quantity{}, false, nil
-		}
-		mult = int64(1) << uint(exponent)
-		precision = 15 - int32(len(sc.whole)) - exponent*3/10 - 1
-	default:
-		scale = exponent
-		precision = 18 - int32(len(sc.whole)+len(sc.fraction))
-	}
-	if precision < 0 {
+	n, mult, scale, ok := fastParts(sc, exponent, format)
+	if !ok {
 		return quantity{}, false, nil
-	}
-	scale -= int32(len(sc.fraction))
-	if scale < -9 {
-		return quantity{}, false, nil
-	}
-	digits := sc.whole + sc.fraction
-	n, err := strconv.ParseInt(digits, 10, 64)
-	if err != nil {
-		return quantity{}, false, errQuantityNumeric
-	}
-	if n != 0 && mult != 1 && n > (1<<63-1)/mult {
-		return quantity{}, false, nil // beyond 64 bits: the general path
 	}
 	q := newQuantity(sc.negative, new(big.Int).SetInt64(n*mult), int64(scale), format)
 	// Upstream keeps the text when it already looks canonical.
+	digits := sc.whole + sc.fraction
 	switch format {
 	case binarySI:
 		if n&7 != 0 {
@@ -240,6 +217,67 @@ func fastQuantity(str string, sc quantityScan, exponent int32, format quantityFo
 		}
 	}
 	return q, true, nil
+}
+
+// fastParts are the number n (the written digits), its multiplier and its
+// power of ten on the 64-bit path, ok false when the general path is needed.
+// At most 18 digits are parsed, so the parse itself cannot fail.
+func fastParts(sc quantityScan, exponent int32, format quantityFormat) (n, mult int64, scale int32, ok bool) {
+	var precision int32
+	mult = 1
+	switch format {
+	case binarySI:
+		if sc.fraction != "" {
+			return 0, 0, 0, false
+		}
+		mult = int64(1) << uint(exponent)
+		precision = 15 - int32(len(sc.whole)) - exponent*3/10 - 1
+	default:
+		scale = exponent
+		precision = 18 - int32(len(sc.whole)+len(sc.fraction))
+	}
+	if precision < 0 {
+		return 0, 0, 0, false
+	}
+	scale -= int32(len(sc.fraction))
+	if scale < -9 {
+		return 0, 0, 0, false
+	}
+	for _, part := range [2]string{sc.whole, sc.fraction} {
+		for i := 0; i < len(part); i++ {
+			n = n*10 + int64(part[i]-'0')
+		}
+	}
+	if n != 0 && mult != 1 && n > (1<<63-1)/mult {
+		return 0, 0, 0, false // beyond 64 bits: the general path
+	}
+	return n, mult, scale, true
+}
+
+// checkQuantity reports whether a quantity parses, as parseQuantity would,
+// without computing its value.
+func checkQuantity(str string) error {
+	if str == "" {
+		return errQuantityFormat
+	}
+	if str == "0" {
+		return nil
+	}
+	sc, err := scanQuantity(str)
+	if err != nil {
+		return err
+	}
+	_, exponent, format, ok := quantitySuffix(sc.suffix)
+	if !ok {
+		return errQuantitySuffix
+	}
+	if _, _, _, ok := fastParts(sc, exponent, format); ok {
+		return nil
+	}
+	if strings.IndexFunc(sc.number, func(r rune) bool { return r >= '0' && r <= '9' }) < 0 {
+		return errQuantityNumeric // the general path needs a digit
+	}
+	return nil
 }
 
 // nanoDigits is 10^9.

@@ -1,6 +1,9 @@
 package podtemplate
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestCanonicalQuantity: quantities as k8s.io/apimachinery writes them back
 // (each expectation was read from resource.Quantity; the example module's
@@ -56,6 +59,9 @@ func TestCanonicalQuantity(t *testing.T) {
 		got, err := CanonicalQuantity(c.in)
 		if (err != nil) != c.fails || got != c.want {
 			t.Errorf("CanonicalQuantity(%q) = %q, %v; want %q (fails: %v)", c.in, got, err, c.want, c.fails)
+		}
+		if checked := checkQuantity(strings.TrimSpace(c.in)); (checked != nil) != c.fails || (err != nil && checked.Error() != err.Error()) {
+			t.Errorf("checkQuantity(%q) = %v, parsing gives %v", c.in, checked, err)
 		}
 	}
 }

@@ -36,6 +36,11 @@ func apimachineryQuantity(s string) (string, error) {
 func compareQuantity(t interface{ Fatalf(string, ...any) }, s string) {
 	want, wantErr := apimachineryQuantity(s)
 	got, gotErr := podtemplate.CanonicalQuantity(s)
+	// Check, which reads quantities without computing them, refuses the same.
+	checked := podtemplate.Check(map[string]any{"spec": map[string]any{"overhead": map[string]any{"cpu": s}}}, "")
+	if (checked == nil) != (wantErr == nil) {
+		t.Fatalf("quantity %q: apimachinery error %v, Check %v", s, wantErr, checked)
+	}
 	switch {
 	case (wantErr == nil) != (gotErr == nil):
 		t.Fatalf("quantity %q: apimachinery %q (error %v), library %q (error %v)", s, want, wantErr, got, gotErr)
