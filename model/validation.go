@@ -146,8 +146,8 @@ func errDuplicate(rule, path string, value any) FieldError {
 const msgNonNegative = "must be greater than or equal to 0"
 
 // Validate runs the create-time rules of the upstream validating webhook for the
-// object's API version (docs/spec/lifecycle-status-validation.md 4.4 rules A1-A18 for
-// apps.kruise.io/v1alpha1, 4.5 rules B1-B20 for apps.kruise.io/v1beta1) on a
+// object's API version (docs/spec/lifecycle-status-validation.md 4.4 rules A0-A18 for
+// apps.kruise.io/v1alpha1, 4.5 rules B0-B20 for apps.kruise.io/v1beta1) on a
 // defaulted object (see SetDefaults) and returns every failure. The v1alpha1
 // rules read the as-written strategy in cs.V1alpha1; A10 (podsToDelete) looks
 // the names up in pods, which should hold every pod of the scenario, not only
@@ -241,7 +241,7 @@ func ValidateUpdate(old, cs *CloneSet) FieldErrors {
 	return errs
 }
 
-// validateV1alpha1 is A1-A18 (A10 against pods, skipping names old lists).
+// validateV1alpha1 is A0-A18 (A10 against pods, skipping names old lists).
 func validateV1alpha1(cs *CloneSet, old *CloneSet, pods []*Pod, stored bool) FieldErrors {
 	errs := validateCommon(cs, "A")
 	f := v1alpha1View(cs)
@@ -340,7 +340,7 @@ func podFinder(ns string, pods []*Pod, lookups int) func(name string) *Pod {
 	return func(name string) *Pod { return byName[name] }
 }
 
-// validateV1beta1 is B1-B20.
+// validateV1beta1 is B0-B20.
 func validateV1beta1(cs *CloneSet) FieldErrors {
 	errs := validateCommon(cs, "B")
 	replicas := cs.Spec.DesiredReplicas()
