@@ -121,11 +121,7 @@ func scanQuantity(str string) (quantityScan, error) {
 		sc.whole, sc.number = "0", "0"
 		return sc, nil
 	}
-	start := pos
-	for pos < end && isDigit(str[pos]) {
-		pos++
-	}
-	sc.whole = str[start:pos]
+	sc.whole, pos = digitsAt(str, pos)
 	if pos >= end {
 		sc.number = str
 		return sc, nil
@@ -134,12 +130,7 @@ func scanQuantity(str string) (quantityScan, error) {
 		sc.whole = "0"
 	}
 	if str[pos] == '.' {
-		pos++
-		start := pos
-		for pos < end && isDigit(str[pos]) {
-			pos++
-		}
-		sc.fraction = str[start:pos]
+		sc.fraction, pos = digitsAt(str, pos+1)
 		if pos >= end {
 			sc.number = str
 			return sc, nil
@@ -153,17 +144,22 @@ func scanQuantity(str string) (quantityScan, error) {
 	if pos < end && (str[pos] == '-' || str[pos] == '+') {
 		pos++
 	}
-	for pos < end && isDigit(str[pos]) {
-		pos++
-	}
-	if pos < end {
+	if _, pos = digitsAt(str, pos); pos < end {
 		return quantityScan{}, errQuantityFormat
 	}
 	sc.suffix = str[suffixStart:]
 	return sc, nil
 }
 
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+// digitsAt returns the run of decimal digits of str at pos and the position
+// after it.
+func digitsAt(str string, pos int) (digits string, next int) {
+	next = pos
+	for next < len(str) && str[next] >= '0' && str[next] <= '9' {
+		next++
+	}
+	return str[pos:next], next
+}
 
 // decimalSuffixes are the decimal suffixes by their power of ten.
 var decimalSuffixes = map[string]int32{"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
