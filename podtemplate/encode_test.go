@@ -8,7 +8,7 @@ import (
 )
 
 // tree reads JSON as the library's loaders do (numbers as json.Number).
-func tree(t *testing.T, doc string) map[string]any {
+func tree(t testing.TB, doc string) map[string]any {
 	t.Helper()
 	dec := json.NewDecoder(strings.NewReader(doc))
 	dec.UseNumber()
