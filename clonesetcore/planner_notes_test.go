@@ -27,11 +27,11 @@ func TestRevisionNotes(t *testing.T) {
 	w := newWorld(2, pod("a1", revA), pod("a2", revA)).maxUnavail(1)
 	w.s.Revisions = nil
 	res := w.plan(t)
-	derived := model.RevisionName("web", model.TemplateHash(podTemplate(revB).Raw, 0))
+	derived := derivedName(revB, 0)
 	if res.UpdateRevision != derived || res.CurrentRevision != revA {
 		t.Errorf("revisions current %s update %s, want %s and %s", res.CurrentRevision, res.UpdateRevision, revA, derived)
 	}
-	wantNote(t, res, "no ControllerRevision matches spec.template: update revision "+derived+" is derived from the library's template hash")
+	wantNote(t, res, "no ControllerRevision matches spec.template: update revision "+derived+" is named from the hash of its revision data, as upstream names it")
 	wantNote(t, res, "current revision web-1 is taken from status.currentRevision; its ControllerRevision is not in the scenario (pods of it can only be recreated)")
 	// Pods of a current revision without a template can only be recreated.
 	w.policy(model.PolicyInPlaceIfPossible)
@@ -54,7 +54,7 @@ func TestRevisionNotes(t *testing.T) {
 	w.s.Revisions = []*model.Revision{clash}
 	res = w.plan(t)
 	// Upstream's collision handling: the count grows and the name is hashed again.
-	rehashed := model.RevisionName("web", model.TemplateHash(podTemplate(revB).Raw, 1))
+	rehashed := derivedName(revB, 1)
 	wantNote(t, res, "revision name "+derived+" derived from spec.template with collisionCount 0 is taken by a ControllerRevision with a different template: collisionCount becomes 1 and the name is hashed again")
 	if res.UpdateRevision != rehashed || res.Status.CollisionCount != 1 {
 		t.Errorf("update revision %s, collisionCount %d; want %s and 1", res.UpdateRevision, res.Status.CollisionCount, rehashed)

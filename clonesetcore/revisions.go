@@ -1,13 +1,18 @@
 package clonesetcore
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"hash/fnv"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/clonecore/cloneset/model"
+	"github.com/clonecore/cloneset/podtemplate"
 )
 
 // revisionSet is the resolved revision bookkeeping of one round (LSV 2.3).
@@ -27,24 +32,56 @@ type revisionSet struct {
 	// bumpTo is the revision number a roll-back gives the update revision
 	// (UpdateRevision), 0 when the update revision keeps its number.
 	bumpTo int64
+	// err is set when spec.template is not readable by the API types: the
+	// plan is refused with it.
+	err error
 }
 
 // resolveRevisions finds the update revision (the newest ControllerRevision
-// whose stored template equals spec.template semantically, else one derived from
-// a stable hash of the template) and the current revision (status.currentRevision
-// when such a revision exists, else the update revision), and decides the
-// revision writes of LSV 2.3: a derived update revision is created (see
-// deriveRevision), an equal revision that is not the last in history order is
-// renumbered to the newest stored number + 1 (bumpTo).
+// whose stored template equals spec.template by meaning: model.TemplatesEqual,
+// the same revision data once both are written as the API types write them;
+// else the revision upstream would create, named from the revision data's
+// hash) and the current revision (status.currentRevision when such a
+// revision exists, else the update revision), and decides the revision
+// writes of LSV 2.3: a derived update revision is created (see
+// deriveRevision), an equal revision that is not the last in history order
+// is renumbered to the newest stored number + 1 (bumpTo). A spec.template the
+// API types cannot read leaves rs.err set (the plan is refused).
 func resolveRevisions(cs *model.CloneSet, revs []*model.Revision, notes *notes) revisionSet {
 	rs := revisionSet{sorted: model.SortRevisions(revs), byName: make(map[string]*model.Revision, len(revs))}
 	for _, r := range rs.sorted {
 		rs.byName[r.Name] = r
 	}
-	want := model.CanonicalJSON(cs.Spec.Template.Raw)
-	for i := len(rs.sorted) - 1; i >= 0; i-- {
+	// The template's revision data is computed when a comparison needs it:
+	// a stored template written exactly as spec.template is equal without it.
+	var want []byte
+	wantData := func() []byte {
+		if want == nil && rs.err == nil {
+			var err error
+			if want, err = model.RevisionData(cs.Spec.Template); err != nil {
+				rs.err = templateError(cs, err)
+			}
+		}
+		return want
+	}
+	if err := podtemplate.Check(cs.Spec.Template.Tree(), ""); err != nil {
+		rs.err = templateError(cs, err)
+	}
+	for i := len(rs.sorted) - 1; i >= 0 && rs.err == nil; i-- {
 		r := rs.sorted[i]
-		if r.HasTemplate && string(model.CanonicalJSON(r.Template.Raw)) == string(want) {
+		if !r.HasTemplate {
+			continue
+		}
+		if sameTree(r.Template.Tree(), cs.Spec.Template.Tree(), true) {
+			rs.update = r
+			break
+		}
+		data, err := model.RevisionData(r.Template)
+		if err != nil {
+			notes.add("ControllerRevision %s: its template is not readable by the API types (%v): it equals no template", r.Name, err)
+			continue
+		}
+		if bytes.Equal(data, wantData()) {
 			rs.update = r
 			break
 		}
@@ -58,7 +95,7 @@ func resolveRevisions(cs *model.CloneSet, revs []*model.Revision, notes *notes) 
 	}
 	switch {
 	case rs.update == nil:
-		rs.update = deriveRevision(cs, &rs, next, notes)
+		rs.update = deriveRevision(cs, wantData(), &rs, next, notes)
 	case rs.update != rs.sorted[len(rs.sorted)-1]:
 		// A stored revision equals spec.template but is not the newest one: a
 		// roll-back, which makes it the newest (LSV 2.3).
@@ -84,29 +121,125 @@ func resolveRevisions(cs *model.CloneSet, revs []*model.Revision, notes *notes) 
 	return rs
 }
 
-// deriveRevision names the revision the round creates for spec.template when
-// no stored revision equals it (LSV 2.3): the library's template hash with the
-// collision count; while a stored revision already holds that name (its
-// template differs, or it would have been found equal), the collision count
-// grows by one and the name is hashed again, as upstream's revision creation
-// does on an AlreadyExists answer. Its number is next.
-func deriveRevision(cs *model.CloneSet, rs *revisionSet, next int64, notes *notes) *model.Revision {
-	name := model.RevisionName(cs.Name, model.TemplateHash(cs.Spec.Template.Raw, rs.collisionCount))
-	for rs.byName[name] != nil {
+// sameTree reports whether two JSON-like trees are written alike (a
+// "$patch" member at the top left out when top is set): such templates are
+// equal without encoding them.
+func sameTree(a, b any, top bool) bool {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok {
+			return false
+		}
+		n := 0
+		for k, v := range x {
+			if top && k == "$patch" {
+				continue
+			}
+			w, ok := y[k]
+			if !ok || !sameTree(v, w, false) {
+				return false
+			}
+			n++
+		}
+		if _, ok := y["$patch"]; top && ok {
+			n++
+		}
+		return n == len(y)
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !sameTree(x[i], y[i], false) {
+				return false
+			}
+		}
+		return true
+	case nil, string, bool, json.Number:
+		return a == b
+	}
+	return false // other Go values: compared by their encoding
+}
+
+// deriveRevision names the revision the round creates for spec.template
+// (revision data data) when no stored revision equals it (LSV 2.3), as
+// upstream's revision creation does: the hash of the data and the collision
+// count; while a stored revision already holds that name (its template
+// differs, or it would have been found equal), the collision count grows by
+// one and the name is hashed again (upstream's answer to AlreadyExists from
+// a revision with other bytes). The revision's hash label keeps the hash
+// of the collision count the round started with, as upstream's does. Its
+// number is next.
+func deriveRevision(cs *model.CloneSet, data []byte, rs *revisionSet, next int64, notes *notes) *model.Revision {
+	rev := newRevision(cs, data, next, rs.collisionCount)
+	for rs.byName[rev.Name] != nil {
 		notes.add("revision name %s derived from spec.template with collisionCount %d is taken by a ControllerRevision with a different template: collisionCount becomes %d and the name is hashed again",
-			name, rs.collisionCount, rs.collisionCount+1)
+			rev.Name, rs.collisionCount, rs.collisionCount+1)
 		rs.collisionCount++
-		name = model.RevisionName(cs.Name, model.TemplateHash(cs.Spec.Template.Raw, rs.collisionCount))
+		rev.Name = model.RevisionName(cs.Name, model.TemplateHash(data, rs.collisionCount))
 	}
 	rs.derived = true
-	notes.add("no ControllerRevision matches spec.template: update revision %s is derived from the library's template hash", name)
-	notes.add("ControllerRevision %s is created with revision %d (the newest stored revision's number + 1)", name, next)
+	notes.add("no ControllerRevision matches spec.template: update revision %s is named from the hash of its revision data, as upstream names it", rev.Name)
+	notes.add("ControllerRevision %s is created with revision %d (the newest stored revision's number + 1)", rev.Name, next)
+	return rev
+}
+
+// NewRevision returns the ControllerRevision upstream builds for a CloneSet
+// (kruise's revision control NewRevision with the collision count given), and
+// its data bytes, which its Template stands for: the data is
+// model.RevisionData of spec.template; the name is "<cloneset>-<hash>" and
+// the controller.kubernetes.io/hash label is the hash, model.TemplateHash of
+// the data and collisionCount; the other labels are the template's; the
+// annotations are the CloneSet's with the volume-claim-template hash
+// (VolumeClaimTemplatesHash). When the name is taken by a revision with other
+// data, upstream creates it under the name of the next collision count and
+// keeps the label (resolveRevisions does the same). The error names the
+// template member the API types would refuse.
+func NewRevision(cs *model.CloneSet, revision int64, collisionCount int32) (*model.Revision, []byte, error) {
+	data, err := model.RevisionData(cs.Spec.Template)
+	if err != nil {
+		return nil, nil, templateError(cs, err)
+	}
+	rev := newRevision(cs, data, revision, collisionCount)
+	rev.Template = cs.Spec.Template.DeepCopy()
+	return rev, data, nil
+}
+
+// templateError is the error of a spec.template the API types cannot read,
+// naming the CloneSet and the member's path.
+func templateError(cs *model.CloneSet, err error) error {
+	if e, ok := err.(*podtemplate.Error); ok {
+		path := "spec.template"
+		if e.Path != "" {
+			path += "." + e.Path
+		}
+		err = &podtemplate.Error{Path: path, Value: e.Value, Reason: e.Reason}
+	}
+	return fmt.Errorf("CloneSet %s/%s: %w", cs.Namespace, cs.Name, err)
+}
+
+// newRevision is NewRevision from the template's revision data.
+func newRevision(cs *model.CloneSet, data []byte, revision int64, collisionCount int32) *model.Revision {
+	hash := model.TemplateHash(data, collisionCount)
+	labels := maps.Clone(cs.Spec.Template.Labels)
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[model.LabelControllerRevisionHash] = hash
+	annotations := maps.Clone(cs.Annotations)
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	annotations[model.AnnotationVCTHash] = VolumeClaimTemplatesHash(cs.Spec.VolumeClaimTemplates)
 	return &model.Revision{
-		Name:        name,
-		Revision:    next,
+		Name:        model.RevisionName(cs.Name, hash),
+		Revision:    revision,
+		Labels:      labels,
+		Annotations: annotations,
 		Template:    cs.Spec.Template,
 		HasTemplate: true,
-		Annotations: map[string]string{model.AnnotationVCTHash: VolumeClaimTemplatesHash(cs.Spec.VolumeClaimTemplates)},
 	}
 }
 

@@ -2,6 +2,7 @@ package clonesetcore_test
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -47,7 +48,11 @@ func wantRevisionActs(t *testing.T, res *clonesetcore.Result, want ...string) {
 // derivedName is the name the library gives the template of rev under the
 // collision count c.
 func derivedName(rev string, c int32) string {
-	return model.RevisionName("web", model.TemplateHash(podTemplate(rev).Raw, c))
+	data, err := model.RevisionData(podTemplate(rev))
+	if err != nil {
+		panic(err) // the test templates are readable
+	}
+	return model.RevisionName("web", model.TemplateHash(data, c))
 }
 
 // TestCreateRevision: no stored revision equals spec.template, so the round
@@ -377,4 +382,124 @@ func TestRevisionActionsText(t *testing.T) {
 			t.Errorf("text output lacks %q:\n%s", want, b.String())
 		}
 	}
+}
+
+// TestStoredRevisionsEqualByMeaning: a stored revision is the update
+// revision when its template means spec.template (model.TemplatesEqual),
+// whatever bytes wrote it: upstream's own data (the typed encoding, with
+// "resources":{} and canonical quantities), the library's before it wrote
+// upstream's data (the template as written, "$patch" aside), a template
+// that spells a quantity otherwise or carries an unknown member. Its name is
+// kept, whatever it is, so pods labeled with it stay where they are: no
+// revision is created, no pod is touched.
+func TestStoredRevisionsEqualByMeaning(t *testing.T) {
+	spec := func(cpu any, extra map[string]any) map[string]any {
+		c := map[string]any{"name": "main", "image": imageOf(revB), "resources": map[string]any{"limits": map[string]any{"cpu": cpu}}}
+		for k, v := range extra {
+			c[k] = v
+		}
+		return map[string]any{"containers": []any{c}}
+	}
+	template := model.PodTemplate{Labels: map[string]string{"app": "web"}, Raw: map[string]any{
+		"metadata": map[string]any{"labels": map[string]any{"app": "web"}}, "spec": spec("1000m", nil)}}
+	for _, tc := range []struct {
+		name string
+		raw  map[string]any
+	}{
+		{"upstream's typed encoding", map[string]any{"$patch": "replace",
+			"metadata": map[string]any{"creationTimestamp": nil, "labels": map[string]any{"app": "web"}}, "spec": spec("1", nil)}},
+		{"the template as written (the library before)", map[string]any{"$patch": "replace",
+			"metadata": map[string]any{"labels": map[string]any{"app": "web"}}, "spec": spec("1000m", nil)}},
+		{"an unknown member and a number for the quantity", map[string]any{
+			"metadata": map[string]any{"labels": map[string]any{"app": "web"}}, "spec": spec(1, map[string]any{"x-note": "kept by nobody"})}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(2, pod("b1", "web-5d447f78c"), pod("b2", "web-5d447f78c")).atRest("web-5d447f78c")
+			w.cs.Spec.Template = template
+			stored := revision(revB)
+			stored.Name = "web-5d447f78c" // a name no longer derived from the data
+			stored.Template = model.PodTemplate{Raw: tc.raw}
+			w.s.Revisions = []*model.Revision{revision(revA), stored}
+			res := w.plan(t)
+			if res.UpdateRevision != stored.Name {
+				t.Fatalf("update revision %s, want the stored %s; notes %q", res.UpdateRevision, stored.Name, res.Notes)
+			}
+			if len(res.Actions) != 0 {
+				t.Errorf("actions %q, want none", acts(res))
+			}
+		})
+	}
+}
+
+// TestUnreadableStoredRevision: a stored revision whose template the API
+// types cannot read (here a port written as a string) equals no template:
+// the round creates the update revision and says why.
+func TestUnreadableStoredRevision(t *testing.T) {
+	w := newWorld(1, pod("a1", revA)) // spec.template is revB's
+	bad := revision(revB)
+	bad.Template.Raw = templateTree(revB, false)
+	bad.Template.Raw["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["ports"] = []any{map[string]any{"containerPort": "80"}}
+	w.s.Revisions = []*model.Revision{revision(revA), bad}
+	res := w.plan(t)
+	wantNote(t, res, "ControllerRevision web-2: its template is not readable by the API types (spec.containers[0].ports[0].containerPort: \"80\": expected an integer (int32), got a string): it equals no template")
+	wantRevisionActs(t, res, fmt.Sprintf("0 CreateRevision %s #3", derivedName(revB, 0)))
+}
+
+// TestPlanRefusesUnreadableTemplate: a spec.template the API types cannot
+// read (which admission refuses; a scenario built in code can hold one) is
+// an error naming the CloneSet and the member, from Plan and from a Tracker.
+func TestPlanRefusesUnreadableTemplate(t *testing.T) {
+	w := newWorld(1, pod("a1", revA)).atRest(revA)
+	w.cs.Spec.Template.Raw = templateTree(revB, false)
+	w.cs.Spec.Template.Raw["spec"].(map[string]any)["hostNetwork"] = "yes"
+	const want = `CloneSet default/web: spec.template.spec.hostNetwork: "yes": expected true or false, got a string`
+	if _, err := clonesetcore.Plan(w.s); err == nil || err.Error() != want {
+		t.Errorf("Plan: %v\nwant %s", err, want)
+	}
+	tr := clonesetcore.NewTracker(w.s.Gates, w.s.Controller)
+	tr.Sync(w.s)
+	if _, err := tr.Plan(w.s.Now); err == nil || err.Error() != want {
+		t.Errorf("Tracker.Plan: %v\nwant %s", err, want)
+	}
+	if _, _, err := clonesetcore.NewRevision(w.cs, 1, 0); err == nil || err.Error() != want {
+		t.Errorf("NewRevision: %v\nwant %s", err, want)
+	}
+}
+
+// TestNewRevisionIsUpstreams: the revision upstream builds for a CloneSet:
+// named and labeled with the hash of its data, the template's labels, the
+// CloneSet's annotations and the volume-claim-template hash.
+func TestNewRevisionIsUpstreams(t *testing.T) {
+	w := newWorld(1)
+	w.cs.Annotations = map[string]string{"note": "x", model.AnnotationVCTHash: "overwritten"}
+	w.cs.Spec.Template.Labels = map[string]string{"app": "web", "tier": "front"}
+	rev, data, err := clonesetcore.NewRevision(w.cs, 4, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantData, _ := model.RevisionData(w.cs.Spec.Template)
+	hash := model.TemplateHash(wantData, 2)
+	if string(data) != string(wantData) || rev.Name != "web-"+hash || rev.Revision != 4 || !rev.HasTemplate {
+		t.Errorf("revision %s #%d, data %s", rev.Name, rev.Revision, data)
+	}
+	if want := map[string]string{"app": "web", "tier": "front", model.LabelControllerRevisionHash: hash}; !maps.Equal(rev.Labels, want) {
+		t.Errorf("labels %v, want %v", rev.Labels, want)
+	}
+	if want := map[string]string{"note": "x", model.AnnotationVCTHash: ""}; !maps.Equal(rev.Annotations, want) {
+		t.Errorf("annotations %v, want %v", rev.Annotations, want)
+	}
+}
+
+// TestRequestAboveLimitIsPlanned: a container request above its limit, which
+// the webhook refuses, is planned as the controller plans it (it builds the
+// revision: testdata/conformance-revnames 0046 and 0095), with a note.
+func TestRequestAboveLimitIsPlanned(t *testing.T) {
+	w := newWorld(1, pod("a1", revA))
+	c := &w.cs.Spec.Template.Spec.Containers[0]
+	c.Resources = model.ResourceRequirements{Requests: map[string]model.Quantity{"memory": model.MustParseQuantity("512M")},
+		Limits: map[string]model.Quantity{"memory": model.MustParseQuantity("0.5G")}}
+	w.cs.Spec.Template.Raw = model.TemplateTree(w.cs.Spec.Template)
+	res := w.plan(t)
+	wantNote(t, res, "the webhook would reject this CloneSet (spec.template.spec.containers[0].resources.requests[memory]: must be less than or equal to memory limit of 0.5G); planning it anyway, as the controller does: it builds the revision and the pods of such a template")
+	wantRevisionActs(t, res, "0 CreateRevision "+res.UpdateRevision+" #3")
 }

@@ -157,8 +157,12 @@ func PlanWithOptions(s *model.Scenario, opts Options) (*Result, error) {
 }
 
 // plan runs the phases of a round built by newRound or newRoundFrom; the
-// only error is a *LimitError.
+// errors are a spec.template the API types cannot read (resolveRevisions)
+// and a *LimitError.
 func (r *round) plan() (*Result, error) {
+	if r.revs.err != nil {
+		return nil, r.revs.err
+	}
 	r.revisionActions()
 	r.cleanupPVCs()
 	changed := false
@@ -335,7 +339,12 @@ func (r *round) computeBudgets() {
 // noteTolerated names the inputs upstream's webhook would reject but the planner
 // accepts, because real clusters can hold them (docs/spec/DECISIONS.md "Input strictness").
 func (r *round) noteTolerated() {
-	errs := model.ValidateStored(r.cs, r.s.Pods)
+	errs := model.Validate(r.cs, r.s.Pods)
+	for _, e := range errs {
+		if model.IsRequestAboveLimit(e.Rule) {
+			r.notes.add("the webhook would reject this CloneSet (%s: %s); planning it anyway, as the controller does: it builds the revision and the pods of such a template", e.Path, e.Message)
+		}
+	}
 	switch {
 	case errs.HasRule("B17"):
 		r.notes.add("the v1beta1 webhook would reject this CloneSet (maxUnavailable below 1; it ignores maxSurge, quirk B17); planning it anyway: such objects exist when created through v1alpha1 or when replicas changed through the scale subresource")

@@ -631,7 +631,7 @@ func TestTrackerStrategyChanges(t *testing.T) {
 // becomes the update revision when the stored revision equal to the
 // template goes (a revision event, the CloneSet unchanged).
 func TestTrackerKeptRefresh(t *testing.T) {
-	derivedA := model.RevisionName("web", model.TemplateHash(podTemplate(revA).Raw, 0))
+	derivedA := derivedName(revA, 0)
 	w := newWorld(5,
 		pod("web-a", revB), pod("web-b", revB),
 		pod("web-c", revB, state(model.StatePreparingNormal)),

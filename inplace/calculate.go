@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/clonecore/cloneset/model"
+	"github.com/clonecore/cloneset/podtemplate"
 )
 
 // Options are the inputs of Calculate besides the two revisions
@@ -165,8 +166,15 @@ func infeasible(format string, args ...any) Spec {
 // metadata object, in a container image, or (with InPlaceWorkloadVerticalScaling) in
 // the value of an existing cpu/memory limit or request without a change of QoS class.
 //
-// The trees compared are the revisions' Template.Raw. A revision whose Raw is nil
-// (built in code) is compared through a tree rendered from its typed template.
+// The trees compared are the revisions' templates as the API types write them
+// (podtemplate.Encode of Template.Raw): what upstream's own revisions store,
+// so that a revision written otherwise (by the library before it wrote
+// upstream's data, by hand) compares as upstream's would: a member only one
+// of two revisions writes out ("resources":{}), an unknown member or a
+// quantity's spelling is no difference. When either template is not readable
+// by the API types both are compared as written. A revision whose Raw is nil
+// (built in code) is compared through a tree rendered from its typed
+// template.
 func Calculate(old, target *model.Revision, opts Options) Spec {
 	if old == nil {
 		return infeasible("old revision not found")
@@ -182,7 +190,7 @@ func Calculate(old, target *model.Revision, opts Options) Spec {
 				a, old.Name, b, target.Name)
 		}
 	}
-	oldT, newT := templateTree(old), templateTree(target)
+	oldT, newT := templateTrees(old, target)
 	ops := diffTrees(oldT, newT)
 	oldContainers := list(member(oldT, "spec"), "containers")
 
@@ -421,18 +429,31 @@ func stringMap(m map[string]any) map[string]string {
 	return out
 }
 
-// templateTree returns the tree Calculate diffs for a revision.
-func templateTree(r *model.Revision) map[string]any {
-	if r.Template.Raw != nil {
-		if _, ok := r.Template.Raw["$patch"]; ok {
-			return without(r.Template.Raw, "$patch")
-		}
-		return r.Template.Raw
+// templateTrees returns the trees Calculate diffs for two revisions: their
+// templates as the API types write them, or both as written when either is
+// not readable by the API types (a mix would differ in every member only one
+// of the forms writes).
+func templateTrees(old, target *model.Revision) (oldT, newT map[string]any) {
+	oldT, newT = writtenTree(old), writtenTree(target)
+	typedOld, errOld := podtemplate.Encode(oldT)
+	typedNew, errNew := podtemplate.Encode(newT)
+	if errOld == nil && errNew == nil {
+		return typedOld, typedNew
 	}
-	if !r.HasTemplate && typedTemplateEmpty(r.Template) {
+	return oldT, newT
+}
+
+// writtenTree returns a revision's template as written, without the "$patch"
+// member of stored revisions.
+func writtenTree(r *model.Revision) map[string]any {
+	if r.Template.Raw == nil && !r.HasTemplate && typedTemplateEmpty(r.Template) {
 		return map[string]any{}
 	}
-	return model.TemplateTree(r.Template)
+	tree := r.Template.Tree()
+	if _, ok := tree["$patch"]; ok {
+		return without(tree, "$patch")
+	}
+	return tree
 }
 
 func typedTemplateEmpty(t model.PodTemplate) bool {

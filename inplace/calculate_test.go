@@ -183,11 +183,25 @@ func TestCalculate(t *testing.T) {
 			newAnn: map[string]string{model.AnnotationVCTHash: "222"},
 			change: func(m map[string]any) { get(m, "spec", "containers", 0).(map[string]any)["image"] = "nginx:2" },
 			want:   summary{Feasible: true, Images: map[string]string{"main": "nginx:2"}}},
-		{name: "metadata missing entirely in the new template", change: func(m map[string]any) { delete(m, "metadata") },
-			want: summary{Reason: "template metadata missing in target revision web-2"}},
-		{name: "metadata missing entirely in the old template", base: `{"spec":{"containers":[{"name":"a","image":"x"}]}}`,
+		{name: "metadata missing entirely in the new template: read as empty metadata", change: func(m map[string]any) { delete(m, "metadata") },
+			want: summary{Feasible: true, MetadataChanged: true, Metadata: MetadataPatch{RemoveLabels: []string{"app"}}}},
+		{name: "metadata missing entirely in the old template: read as empty metadata", base: `{"spec":{"containers":[{"name":"a","image":"x"}]}}`,
+			change: func(m map[string]any) { m["metadata"] = map[string]any{"labels": map[string]any{"a": "b"}} },
+			want:   summary{Feasible: true, MetadataChanged: true, Metadata: MetadataPatch{SetLabels: map[string]string{"a": "b"}}}},
+		{name: "metadata missing entirely in an unreadable template (compared as written)", base: `{"metadata":{},"spec":{"containers":[{"name":"a","image":"x","ports":[{"containerPort":"80"}]}]}}`,
+			change: func(m map[string]any) { delete(m, "metadata") },
+			want:   summary{Reason: "template metadata missing in target revision web-2"}},
+		{name: "metadata missing entirely in the old, unreadable template", base: `{"spec":{"containers":[{"name":"a","image":"x","ports":[{"containerPort":"80"}]}]}}`,
 			change: func(m map[string]any) { m["metadata"] = map[string]any{"labels": map[string]any{"a": "b"}} },
 			want:   summary{Reason: "template metadata missing in old revision web-1"}},
+		{name: "what the API types write anyway, unknown members and a quantity's spelling are no difference",
+			base: `{"metadata":{"labels":{"app":"x"}},"spec":{"containers":[{"name":"a","image":"x","resources":{"limits":{"cpu":"1000m"}}}]}}`,
+			change: func(m map[string]any) {
+				m["metadata"].(map[string]any)["creationTimestamp"] = nil
+				c := get(m, "spec", "containers", 0).(map[string]any)
+				c["resources"].(map[string]any)["limits"] = map[string]any{"cpu": "1"}
+				c["terminationMessagePath"], c["x-unknown"] = "", true
+			}, want: summary{Feasible: true}},
 		{name: "env-from-metadata gate off: referenced label stays in the plain patch", opts: &Options{Policy: model.PolicyInPlaceIfPossible, Gates: noEnvGate},
 			change: func(m map[string]any) { get(m, "metadata", "labels").(map[string]any)["ver"] = "v2" },
 			want:   summary{Feasible: true, MetadataChanged: true, Metadata: MetadataPatch{SetLabels: map[string]string{"ver": "v2"}}}},

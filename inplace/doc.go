@@ -5,13 +5,14 @@
 // (the in-place bookkeeping of the refresh step), 4.3 and 4.4 (in-place
 // feasibility), 4.5 and 4.6 (the grace period) and 4.7 ("update completed").
 //
-// Feasibility is decided by diffing the raw template trees of the two revisions
-// (model.PodTemplate.Raw) the way upstream diffs the stored revision documents: objects
+// Feasibility is decided by diffing the template trees of the two revisions as the
+// API types write them (podtemplate.Encode of model.PodTemplate.Raw) the way upstream
+// diffs the templates it reads back from its revisions: objects
 // member by member, lists element by element at equal indexes, surplus elements
 // becoming additions or removals. Each difference is then classified by its path.
 //
 // The package is pure: it never reads the clock (callers pass now), never iterates a
 // map in an order that can leak into a result, and reports malformed annotations as
-// errors instead of panicking. It depends on package model and the standard library
-// only.
+// errors instead of panicking. It depends on packages model and podtemplate and the
+// standard library only.
 package inplace

@@ -52,6 +52,20 @@ func TestToleratedInputs(t *testing.T) {
 			},
 		},
 		{
+			// DECISIONS "Input strictness": a request above its limit, which
+			// the webhook's pod validation refuses, is accepted in a stored
+			// object (model.ValidateStored); the controller builds its
+			// revision (testdata/conformance-revnames 0046, 0095).
+			"request above limit",
+			beta(strings.Replace(selTpl, "image: nginx:v1", "image: nginx:v1\n        resources: {requests: {cpu: 2}, limits: {cpu: 1}}", 1)),
+			func(t *testing.T, s *model.Scenario) {
+				errs := model.Validate(s.CloneSet, s.Pods)
+				if len(errs) != 1 || errs[0].Rule != "B6-requests" || !strings.Contains(errs[0].Error(), "must be less than or equal to cpu limit of 1") {
+					t.Fatalf("the admission verdict: %v", errs)
+				}
+			},
+		},
+		{
 			// DECISIONS: partition above replicas is accepted; the controller clamps it.
 			"partition above replicas",
 			beta("  replicas: 3\n" + selTpl + "  updateStrategy:\n    rollingUpdate: {partition: 10}\n"),

@@ -2,6 +2,7 @@ package model
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -70,22 +71,46 @@ func TestShortHashAndRevisionMatches(t *testing.T) {
 }
 
 func TestTemplateHashStableAndShaped(t *testing.T) {
-	a := map[string]any{"metadata": map[string]any{"labels": map[string]any{"app": "x"}, "creationTimestamp": nil}, "$patch": "replace"}
-	b := map[string]any{"metadata": map[string]any{"labels": map[string]any{"app": "x"}}}
+	a := PodTemplate{Raw: map[string]any{"metadata": map[string]any{"labels": map[string]any{"app": "x"}, "creationTimestamp": nil}, "$patch": "replace",
+		"spec": map[string]any{"containers": []any{map[string]any{"name": "c", "resources": map[string]any{"limits": map[string]any{"cpu": "1000m"}}}}}}}
+	b := PodTemplate{Raw: map[string]any{"metadata": map[string]any{"labels": map[string]any{"app": "x"}},
+		"spec": map[string]any{"containers": []any{map[string]any{"name": "c", "resources": map[string]any{"limits": map[string]any{"cpu": "1"}}, "x-unknown": 1}}}}}
 	if !TemplatesEqual(a, b) {
-		t.Fatal("null members and $patch must not change semantic equality")
+		t.Fatal("members the API types write anyway, unknown members, $patch and a quantity's spelling must not change equality")
 	}
-	if TemplateHash(a, 0) != TemplateHash(b, 0) {
-		t.Fatal("equal templates must hash equally")
+	da, errA := RevisionData(a)
+	db, errB := RevisionData(b)
+	if errA != nil || errB != nil || TemplateHash(da, 0) != TemplateHash(db, 0) {
+		t.Fatalf("equal templates must hash equally (%v, %v)", errA, errB)
 	}
-	h := TemplateHash(a, 0)
+	c := a.DeepCopy()
+	c.Raw["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["image"] = "x"
+	if TemplatesEqual(a, c) {
+		t.Fatal("an image makes another revision")
+	}
+	h := TemplateHash(da, 0)
 	for _, c := range h {
 		if !containsRune(hashDigits, c) {
 			t.Fatalf("hash %q uses a character outside %q", h, hashDigits)
 		}
 	}
-	if TemplateHash(a, 1) == h {
+	if TemplateHash(da, 1) == h {
 		t.Fatal("collision count must change the hash")
+	}
+}
+
+// TestTemplateHashIsUpstreams: the hash of upstream's revision data is
+// upstream's hash label (testdata/conformance-revnames, worlds 0000 and 0001).
+func TestTemplateHashIsUpstreams(t *testing.T) {
+	for _, c := range []struct{ data, hash string }{
+		{`{"spec":{"template":{"$patch":"replace","metadata":{"creationTimestamp":null,"labels":{"app":"web"}},"spec":{"containers":[{"image":"redis:7-alpine","imagePullPolicy":"Always","name":"app0","ports":[{"containerPort":8080,"name":"http"}],"readinessProbe":{"httpGet":{"path":"/ready","port":"http"},"initialDelaySeconds":1},"resources":{},"securityContext":{"readOnlyRootFilesystem":true,"runAsUser":1000}}],"hostname":"h","tolerations":[{"operator":"Exists"}]}}}}`, "77f96ff55c"},
+	} {
+		if got := TemplateHash([]byte(c.data), 0); got != c.hash {
+			t.Errorf("TemplateHash = %s, want upstream's %s", got, c.hash)
+		}
+	}
+	if got := RevisionName(strings.Repeat("n", 230), "h"); got != strings.Repeat("n", 223)+"-h" {
+		t.Errorf("RevisionName keeps %d characters of the name, want 223", len(got)-2)
 	}
 }
 

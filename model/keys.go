@@ -31,6 +31,10 @@ const (
 	AnnotationInPlaceUpdateGraceLegacy = "inplace-update-grace"
 	// AnnotationRuntimeContainersMeta is written by the kruise daemon.
 	AnnotationRuntimeContainersMeta = "apps.kruise.io/runtime-containers-meta"
+	// LabelControllerRevisionHash is the ControllerRevision label holding the
+	// revision's hash (TemplateHash with the collision count it was first
+	// built with).
+	LabelControllerRevisionHash = "controller.kubernetes.io/hash"
 	// AnnotationVCTHash is the ControllerRevision annotation carrying the hash of
 	// the CloneSet's volume claim templates.
 	AnnotationVCTHash = "kruise.io/cloneset-volumeclaimtemplate-hash"

@@ -1,15 +1,17 @@
 package model
 
 import (
-	"encoding/json"
+	"bytes"
 	"hash/fnv"
 	"strconv"
+
+	"github.com/clonecore/cloneset/podtemplate"
 )
 
-// NormalizeTree returns a copy of a JSON-like tree with the members that do not
-// change a template's meaning removed: null values, empty objects, empty lists,
-// and the "$patch" directive stored revisions carry. Two templates are
-// semantically equal when their normalized trees are equal.
+// NormalizeTree returns a copy of a JSON-like tree with null values, empty
+// objects, empty lists and "$patch" directives removed: the shape the
+// webhook's InPlaceOnly rule and the volume-claim-template hash compare.
+// (Templates are compared by their typed encoding: TemplatesEqual.)
 func NormalizeTree(v any) any {
 	switch t := v.(type) {
 	case map[string]any:
@@ -52,34 +54,52 @@ func isEmptyValue(v any) bool {
 	return false
 }
 
-// CanonicalJSON renders a normalized tree as JSON with sorted object keys.
-func CanonicalJSON(tree map[string]any) []byte {
-	b, err := json.Marshal(NormalizeTree(tree))
-	if err != nil {
-		// Trees come from decoded manifests and only hold JSON values.
-		return []byte(strconv.Quote(err.Error()))
+// Tree returns the template as a JSON-like tree: Raw, or for a template
+// built in code (Raw nil) the tree TemplateTree renders from its typed
+// fields.
+func (t PodTemplate) Tree() map[string]any {
+	if t.Raw != nil {
+		return t.Raw
 	}
-	return b
+	return TemplateTree(t)
 }
 
-// TemplatesEqual reports semantic equality of two raw templates.
-func TemplatesEqual(a, b map[string]any) bool {
-	return string(CanonicalJSON(a)) == string(CanonicalJSON(b))
+// RevisionData returns the data of the ControllerRevision upstream writes
+// for a template, byte for byte (podtemplate.RevisionData: the template as
+// the Kubernetes API types write it, "$patch":"replace" added, wrapped as
+// {"spec":{"template":...}}). The error names the member the API types
+// would refuse, its path starting at the template.
+func RevisionData(t PodTemplate) ([]byte, error) {
+	return podtemplate.RevisionData(t.Tree())
 }
 
-// hashDigits re-encodes a decimal digit string with the alphabet upstream's
-// SafeEncodeString effectively uses for digits (0->4 ... 9->f).
+// TemplatesEqual reports whether two templates are the same revision by
+// meaning: their revision data (RevisionData) are the same bytes, so they
+// differ at most in what the API types do not keep (unknown members, a
+// member written empty or left out, a quantity's spelling, a "$patch"
+// directive). A template the API types refuse equals none.
+func TemplatesEqual(a, b PodTemplate) bool {
+	da, errA := RevisionData(a)
+	db, errB := RevisionData(b)
+	return errA == nil && errB == nil && bytes.Equal(da, db)
+}
+
+// hashDigits re-encodes a decimal digit string as upstream's SafeEncodeString
+// does (it maps every byte into "bcdfghjklmnpqrstvwxz2456789"; the digits
+// 0-9 land on "456789bcdf").
 const hashDigits = "456789bcdf"
 
-// TemplateHash is the library's stable revision hash of a raw pod template: the
-// 32-bit FNV-1 of the canonical JSON followed by the decimal collision count,
-// printed in decimal and re-encoded with upstream's digit alphabet, so names look
-// like upstream's ("7498df56cb"). It is not bit-compatible with upstream's hash
-// (which hashes a differently serialized document); identical templates always
-// produce identical hashes.
-func TemplateHash(tree map[string]any, collisionCount int32) string {
+// TemplateHash is upstream's ControllerRevision hash, bit for bit (the
+// controller history's HashControllerRevision): the 32-bit FNV-1 (not 1a) of
+// the revision's data bytes (RevisionData) followed by the collision count in
+// decimal, printed in decimal and passed through SafeEncodeString. It is the
+// controller.kubernetes.io/hash label of a revision and, with the collision
+// count the revision was finally created with, the suffix of its name
+// (RevisionName), so the library names a revision exactly as the real
+// controller does for the same template.
+func TemplateHash(data []byte, collisionCount int32) string {
 	h := fnv.New32()
-	h.Write(CanonicalJSON(tree))
+	h.Write(data)
 	h.Write([]byte(strconv.Itoa(int(collisionCount))))
 	dec := strconv.FormatUint(uint64(h.Sum32()), 10)
 	out := make([]byte, len(dec))

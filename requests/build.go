@@ -20,9 +20,9 @@ import (
 // (docs/spec/scale-and-budgets.md 4.4).
 const OwnerAPIVersion = "apps.kruise.io/v1beta1"
 
-// LabelRevisionHashKey is the ControllerRevision label holding the hash part
-// of the revision's name.
-const LabelRevisionHashKey = "controller.kubernetes.io/hash"
+// LabelRevisionHashKey is the ControllerRevision label holding the revision's
+// hash (model.LabelControllerRevisionHash).
+const LabelRevisionHashKey = model.LabelControllerRevisionHash
 
 // Build returns the requests that carry out plan on the scenario it was made
 // from, for the newest API servers: BuildWithOptions with the zero Options.
@@ -327,29 +327,30 @@ func templateTree(r *model.Revision) map[string]any {
 	return model.TemplateTree(r.Template)
 }
 
+// createRevision creates the ControllerRevision upstream creates for
+// spec.template (clonesetcore.NewRevision): its data byte for byte, the
+// template's labels and the hash label of the collision count the round
+// started with, the CloneSet's annotations and the volume-claim-template
+// hash, under the plan's name (which a collision may have hashed again).
 func (b *builder) createRevision(a model.Action) error {
 	if a.Revision != b.plan.UpdateRevision {
 		return fmt.Errorf("the plan's update revision is %s", b.plan.UpdateRevision)
 	}
-	tpl := templateTree(&model.Revision{Template: b.cs.Spec.Template})
-	tpl["$patch"] = "replace"
-	labels := map[string]any{}
-	if sel := b.cs.Spec.Selector; sel != nil {
-		for k, v := range sel.MatchLabels {
-			labels[k] = v
-		}
+	var start int32
+	if c := b.cs.Status.CollisionCount; c != nil {
+		start = *c
 	}
-	if i := strings.LastIndexByte(a.Revision, '-'); i >= 0 {
-		labels[LabelRevisionHashKey] = a.Revision[i+1:]
+	rev, data, err := clonesetcore.NewRevision(b.cs, a.RevisionNumber, start)
+	if err != nil {
+		return err
 	}
 	meta := map[string]any{
-		"name": a.Revision, "namespace": b.cs.Namespace, "labels": labels,
-		"annotations":     obj(model.AnnotationVCTHash, clonesetcore.VolumeClaimTemplatesHash(b.cs.Spec.VolumeClaimTemplates)),
-		"ownerReferences": []any{b.ownerRef()},
+		"name": a.Revision, "namespace": b.cs.Namespace, "labels": rev.Labels,
+		"annotations": rev.Annotations, "ownerReferences": []any{b.ownerRef()},
 	}
 	o := map[string]any{
 		"apiVersion": "apps/v1", "kind": "ControllerRevision", "metadata": meta,
-		"data":     obj("spec", obj("template", tpl)),
+		"data":     json.RawMessage(data),
 		"revision": a.RevisionNumber,
 	}
 	b.emit(Request{Verb: VerbCreate, Resource: ResourceControllerRevisions, Name: a.Revision, Object: b.mustJSON(o)})

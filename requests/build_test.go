@@ -299,3 +299,68 @@ func TestBuildErrors(t *testing.T) {
 		t.Error("no error without a scenario")
 	}
 }
+
+// TestCreateRevisionRequest: the ControllerRevision upstream creates for a
+// new template (clonesetcore.NewRevision): its data byte for byte
+// (model.RevisionData), the template's labels and the hash label, the
+// CloneSet's annotations and the volume-claim-template hash. A name taken by
+// a revision with another template is hashed again with the next collision
+// count; the hash label keeps the hash of the count the round started with,
+// as upstream's does.
+func TestCreateRevisionRequest(t *testing.T) {
+	template := func(cs *model.CloneSet) {
+		cs.Annotations = map[string]string{"team": "a&b"}
+		cs.Spec.Template.Labels["tier"] = "front"
+		cs.Spec.Template.Raw["metadata"].(map[string]any)["labels"].(map[string]any)["tier"] = "front"
+		cs.Spec.Template.Raw["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["image"] = "nginx:2"
+	}
+	scn, err := manifest.LoadBytes([]byte(ruleWorld), "rule.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	template(scn.CloneSet)
+	data, err := model.RevisionData(scn.CloneSet.Spec.Template)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash := model.TemplateHash(data, 0)
+	vct := clonesetcore.VolumeClaimTemplatesHash(scn.CloneSet.Spec.VolumeClaimTemplates)
+	for _, collide := range []bool{false, true} {
+		world, wantName := ruleWorld, "web-"+hash
+		if collide {
+			// A revision holding that name, with another template.
+			world += strings.Replace(strings.Replace(ruleWorld[strings.LastIndex(ruleWorld, "---"):], "web-1", wantName, 1), "revision: 1", "revision: 2", 1)
+			wantName = model.RevisionName("web", model.TemplateHash(data, 1))
+		}
+		plan, reqs := build(t, world, template)
+		if reqs[0].Verb != requests.VerbCreate || reqs[0].Resource != requests.ResourceControllerRevisions {
+			t.Fatalf("first request %s %s", reqs[0].Verb, reqs[0].Resource)
+		}
+		var created struct {
+			Metadata struct {
+				Name        string
+				Labels      map[string]string
+				Annotations map[string]string
+			}
+			Data json.RawMessage
+		}
+		if err := json.Unmarshal(reqs[0].Object, &created); err != nil {
+			t.Fatal(err)
+		}
+		if string(created.Data) != string(data) {
+			t.Errorf("collision %v: data %s\nwant %s", collide, created.Data, data)
+		}
+		if created.Metadata.Name != wantName || plan.UpdateRevision != wantName {
+			t.Errorf("collision %v: name %s (plan %s), want %s", collide, created.Metadata.Name, plan.UpdateRevision, wantName)
+		}
+		if collide != (plan.Status.CollisionCount == 1) {
+			t.Errorf("collision %v: status.collisionCount %d", collide, plan.Status.CollisionCount)
+		}
+		if l := created.Metadata.Labels; len(l) != 3 || l["app"] != "web" || l["tier"] != "front" || l[requests.LabelRevisionHashKey] != hash {
+			t.Errorf("collision %v: labels %v, want app, tier and the hash %s", collide, l, hash)
+		}
+		if a := created.Metadata.Annotations; len(a) != 2 || a["team"] != "a&b" || a[model.AnnotationVCTHash] != vct || vct == "" {
+			t.Errorf("collision %v: annotations %v, want team and the claim templates' hash %q", collide, a, vct)
+		}
+	}
+}

@@ -96,7 +96,9 @@ func NewCluster(scn *model.Scenario, w World) (*Cluster, error) {
 	}
 	c.revisions = model.SortRevisions(c.revisions)
 	if len(c.revisions) == 0 {
-		c.firstRevision()
+		if err := c.firstRevision(); err != nil {
+			return nil, fmt.Errorf("sim: %w", err)
+		}
 		if c.cs.Status.CurrentRevision == "" {
 			c.cs.Status.CurrentRevision = c.revisions[0].Name
 		}
@@ -261,19 +263,19 @@ func (c *Cluster) revision(name string) *model.Revision {
 // firstRevision creates the ControllerRevision of spec.template for a
 // cluster that starts with none, as the controller's first round would (LSV
 // 2.3), so that the scenario's pods and status can name it.
-func (c *Cluster) firstRevision() {
+func (c *Cluster) firstRevision() error {
 	var coll int32
 	if c.cs.Status.CollisionCount != nil {
 		coll = *c.cs.Status.CollisionCount
 	}
-	name := model.RevisionName(c.cs.Name, model.TemplateHash(c.cs.Spec.Template.Raw, coll))
-	c.revisions = []*model.Revision{{
-		Name: name, Revision: 1, CreationTimestamp: c.now,
-		Labels:      selectorLabels(c.cs),
-		Annotations: map[string]string{model.AnnotationVCTHash: clonesetcore.VolumeClaimTemplatesHash(c.cs.Spec.VolumeClaimTemplates)},
-		Template:    c.cs.Spec.Template.DeepCopy(), HasTemplate: true,
-	}}
-	c.logf("controller revision %s created (revision 1)", name)
+	rev, _, err := clonesetcore.NewRevision(c.cs, 1, coll)
+	if err != nil {
+		return err
+	}
+	rev.CreationTimestamp = c.now
+	c.revisions = []*model.Revision{rev}
+	c.logf("controller revision %s created (revision 1)", rev.Name)
+	return nil
 }
 
 func (c *Cluster) revisionByExactName(name string) *model.Revision {
@@ -309,10 +311,3 @@ func (c *Cluster) ownerRef() model.OwnerReference {
 }
 
 func (c *Cluster) ts() string { return c.now.UTC().Truncate(time.Second).Format(time.RFC3339) }
-
-func selectorLabels(cs *model.CloneSet) map[string]string {
-	if cs.Spec.Selector == nil {
-		return nil
-	}
-	return maps.Clone(cs.Spec.Selector.MatchLabels)
-}

@@ -109,7 +109,8 @@ type revision struct {
 func (g *gen) revision(version int) revision {
 	img := appImage + "1." + strconv.Itoa(version) + ".0"
 	t := g.template(img)
-	hash := model.TemplateHash(t.Raw, 0)
+	data, _ := model.RevisionData(t) // the generated templates are readable by the API types
+	hash := model.TemplateHash(data, 0)
 	return revision{image: img, tmpl: t, name: model.RevisionName(g.name, hash), hash: hash}
 }
 

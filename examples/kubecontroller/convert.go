@@ -1,6 +1,7 @@
 package kubecontroller
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -402,7 +403,11 @@ func RevisionFromObject(r *appsv1.ControllerRevision) (*model.Revision, error) {
 	var data map[string]any
 	switch {
 	case len(r.Data.Raw) > 0:
-		if err := json.Unmarshal(r.Data.Raw, &data); err != nil {
+		// Numbers as written (json.Number): a float64 would turn 1000000 into
+		// 1e+06 on its way through the loader, which no integer field reads.
+		dec := json.NewDecoder(bytes.NewReader(r.Data.Raw))
+		dec.UseNumber()
+		if err := dec.Decode(&data); err != nil {
 			return nil, fmt.Errorf("ControllerRevision %s/%s: data: %v", r.Namespace, r.Name, err)
 		}
 	case r.Data.Object != nil:

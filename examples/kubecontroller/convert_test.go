@@ -355,3 +355,31 @@ func TestConversionCache(t *testing.T) {
 		t.Error("a pod that is gone stays in the cache")
 	}
 }
+
+// TestRevisionFromObjectKeepsNumbers: a revision upstream wrote, read back
+// from the API, is the same revision as its template (model.TemplatesEqual):
+// its numbers keep their value on the way through the loader (1000000 is
+// not read as 1e+06, which no integer field takes).
+func TestRevisionFromObjectKeepsNumbers(t *testing.T) {
+	tpl := model.PodTemplate{Labels: map[string]string{"app": "web"}, Raw: map[string]any{
+		"metadata": map[string]any{"labels": map[string]any{"app": "web"}},
+		"spec": map[string]any{
+			"terminationGracePeriodSeconds": json.Number("9007199254740993"),
+			"containers": []any{map[string]any{"name": "main", "image": "nginx",
+				"securityContext": map[string]any{"runAsUser": json.Number("1000000")}}},
+		},
+	}}
+	data, err := model.RevisionData(tpl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr := &appsv1.ControllerRevision{ObjectMeta: metav1.ObjectMeta{Name: "web-1", Namespace: "shop"}, Data: runtime.RawExtension{Raw: data}, Revision: 1}
+	rev, err := RevisionFromObject(cr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !model.TemplatesEqual(rev.Template, tpl) {
+		again, err := model.RevisionData(rev.Template)
+		t.Fatalf("the revision read back is another template:\nwritten %s\nread    %s (%v)", data, again, err)
+	}
+}
