@@ -33,7 +33,6 @@ func CloneSet(replicas int, strategy, extra string) string {
 }`, replicas, finalizers, strategy, extra)
 }
 
-
 // Update strategies for CloneSet.
 const (
 	// InPlace updates in place when it can, one pod unavailable at a time.
