@@ -73,6 +73,10 @@ type Scenario struct {
 	HookDelay time.Duration
 	// RestTimeout is DefaultRestTimeout when zero.
 	RestTimeout time.Duration
+	// KeepGoingOnRefusal lets WaitRest go on after the API server refused a
+	// request (fault tests expect some); by default the first refusal
+	// fails the test at once. RunScenario fails on refusals either way.
+	KeepGoingOnRefusal bool
 	// Check, when set, checks more at the end (after the comparison with
 	// the simulator).
 	Check func(t *testing.T, r *Run)
@@ -339,8 +343,14 @@ func (r *Run) WaitRest() {
 			r.t.Fatalf("%s: %v", r.Scenario.Name, err)
 		}
 		r.mu.Lock()
-		n, streak, since := r.counts.Reconciles, r.streak, time.Since(r.lastEnd)
+		n, streak, since, refused := r.counts.Reconciles, r.streak, time.Since(r.lastEnd), r.counts.Refused
 		r.mu.Unlock()
+		if len(refused) > 0 && !r.Scenario.KeepGoingOnRefusal {
+			r.t.Fatalf("%s: the API server refused a request: %s", r.Scenario.Name, refused[0])
+		}
+		if settled {
+			why = fmt.Sprintf("the cluster is settled, the controller is not quiet (%d quiet reconciles in a row)", streak)
+		}
 		switch {
 		case !settled:
 			base = -1
@@ -544,7 +554,14 @@ func (r *Run) Dump() string {
 		}
 	}
 	r.mu.Lock()
-	fmt.Fprintf(&b, "counts: %+v\nlatest rounds:\n  %s\ncontroller log:\n  %s\n", r.counts, strings.Join(r.recent, "\n  "), strings.Join(r.logLines, "\n  "))
+	n := r.counts
+	fmt.Fprintf(&b, "%d reconciles, %d requests, %d conflicts, %d refused, %d failed reconciles\n", n.Reconciles, n.Requests, len(n.Conflicts), len(n.Refused), len(n.Errors))
+	for _, l := range [][]string{n.Refused, n.Errors} {
+		for _, s := range l[:min(len(l), 3)] {
+			fmt.Fprintf(&b, "  %s\n", s)
+		}
+	}
+	fmt.Fprintf(&b, "latest rounds:\n  %s\ncontroller log:\n  %s\n", strings.Join(r.recent, "\n  "), strings.Join(r.logLines, "\n  "))
 	r.mu.Unlock()
 	return b.String()
 }
