@@ -449,6 +449,16 @@ func (r *Run) Apply(ch Change) {
 	}
 }
 
+// CloneSets returns the CloneSet as the server held it after its creation
+// and after each change (what Simulate gives the simulator).
+func (r *Run) CloneSets() []*unstructured.Unstructured {
+	out := make([]*unstructured.Unstructured, len(r.cloneSets))
+	for i, u := range r.cloneSets {
+		out[i] = u.DeepCopy()
+	}
+	return out
+}
+
 // Result is what a whole scenario did.
 type Result struct {
 	// Counts are the controller's reconciles and requests.
