@@ -50,9 +50,8 @@ const (
 type Scenario struct {
 	// Name names the scenario (and its namespace).
 	Name string
-	// CloneSet is the CloneSet as a user writes it (JSON or YAML-free
-	// JSON of apps.kruise.io/v1beta1): its namespace is replaced by the
-	// Run's.
+	// CloneSet is the CloneSet as a user writes it, in JSON
+	// (apps.kruise.io/v1beta1); its namespace is set to the Run's.
 	CloneSet string
 	// Gates are the library's feature gates turned on (upstream's
 	// defaults otherwise), in the controller and the simulator.
@@ -64,7 +63,8 @@ type Scenario struct {
 	// labelled controlplane.LabelNeverReady).
 	Faults sim.Faults
 	// Outcome is how the simulator must end (sim.Converged when empty;
-	// sim.Stalled for a rollout that waits forever).
+	// sim.Stalled for a rollout that waits forever: the controller's end,
+	// at rest, is then compared with where the simulator stalls).
 	Outcome sim.Outcome
 	// InPlace asks that no pod be recreated by the changes: every pod at
 	// the end is a pod (by UID) of the first rest.
