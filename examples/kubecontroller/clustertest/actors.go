@@ -8,7 +8,7 @@ import (
 
 	"github.com/clonecore/cloneset/examples/kubecontroller"
 	"github.com/clonecore/cloneset/examples/kubecontroller/controlplane"
-	"github.com/clonecore/cloneset/model"
+	"github.com/clonecore/cloneset/examples/kubecontroller/internal/e2ekit"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -39,7 +39,7 @@ func (r *Run) play() (settled bool, why string, err error) {
 		}
 	}
 	for _, p := range r.Pods() {
-		if keep, hooked := hookOwners(&p, hookFinalizers); hooked {
+		if keep, hooked := e2ekit.HookOwners(&p, hookFinalizers); hooked {
 			note("pod " + p.Name + " waits for its hook owner")
 			first, seen := r.hooked[p.UID]
 			if !seen {
@@ -77,25 +77,6 @@ func (r *Run) play() (settled bool, why string, err error) {
 		r.provisioned[v.UID] = true
 	}
 	return settled, why, nil
-}
-
-// hookOwners plays the owners of the hooks: a terminating pod's
-// finalizers all go; a PreparingDelete pod's preDelete hook finalizers go.
-// It returns the finalizers to keep and whether the pod waits for a hook.
-func hookOwners(p *corev1.Pod, hookFinalizers []string) (keep []string, hooked bool) {
-	switch {
-	case p.DeletionTimestamp != nil && len(p.Finalizers) > 0:
-		return nil, true
-	case p.Labels[model.LabelLifecycleState] == model.StatePreparingDelete:
-		for _, f := range p.Finalizers {
-			if slices.Contains(hookFinalizers, f) {
-				hooked = true
-			} else {
-				keep = append(keep, f)
-			}
-		}
-	}
-	return keep, hooked
 }
 
 // podSettled tells whether kwok has nothing left to do for the pod: it is

@@ -3,8 +3,8 @@ package clustertest
 import (
 	"errors"
 	"fmt"
-	"strings"
 
+	"github.com/clonecore/cloneset/examples/kubecontroller/internal/e2ekit"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
@@ -14,32 +14,19 @@ import (
 // web:1, the given replicas and update strategy (JSON), and extra (JSON
 // members, each starting with a comma) added to its spec. With a preDelete
 // hook in extra, the template carries the hook's finalizer
-// example.com/hook (as a pod must, to be held by it).
+// example.com/hook (as a pod must, to be held by it). TestEndToEnd rolls out
+// the same CloneSets.
 func CloneSet(replicas int, strategy, extra string) string {
-	finalizers := ""
-	if strings.Contains(extra, "preDelete") {
-		finalizers = `, "finalizers": ["example.com/hook"]`
-	}
-	return fmt.Sprintf(`{
-  "apiVersion": "apps.kruise.io/v1beta1", "kind": "CloneSet",
-  "metadata": {"name": "web"},
-  "spec": {
-    "replicas": %d,
-    "selector": {"matchLabels": {"app": "web"}},
-    "template": {"metadata": {"labels": {"app": "web"}%s},
-      "spec": {"containers": [{"name": "main", "image": "web:1"}]}},
-    "updateStrategy": %s%s
-  }
-}`, replicas, finalizers, strategy, extra)
+	return e2ekit.CloneSet(`{"name": "web"}`, replicas, strategy, extra)
 }
 
 // Update strategies for CloneSet.
 const (
 	// InPlace updates in place when it can, one pod unavailable at a time.
-	InPlace = `{"type": "RollingUpdate", "rollingUpdate": {"podUpdatePolicy": "InPlaceIfPossible", "maxUnavailable": 1}}`
+	InPlace = e2ekit.InPlace
 	// RecreateSurge recreates pods, one unavailable and one surge pod at a
 	// time.
-	RecreateSurge = `{"type": "RollingUpdate", "rollingUpdate": {"podUpdatePolicy": "ReCreate", "maxUnavailable": 1, "maxSurge": 1}}`
+	RecreateSurge = e2ekit.RecreateSurge
 )
 
 // firstContainer returns the template's containers and the first one.

@@ -49,6 +49,27 @@ func (f FinalState) Diff(g FinalState) string {
 	return fmt.Sprintf("controller: %s\nsimulator: %s\n(-controller +simulator):\n%s", f, g, d)
 }
 
+// updated counts the pods at the status' update revision.
+func (f FinalState) updated() int {
+	n := 0
+	for _, p := range f.Pods {
+		if rev, _, _ := strings.Cut(p, " "); rev != "" && strings.HasSuffix(f.Status, "update="+rev) {
+			n++
+		}
+	}
+	return n
+}
+
+// replicas is the status' replicas field ("?" when absent).
+func (f FinalState) replicas() string {
+	for _, field := range strings.Fields(f.Status) {
+		if v, ok := strings.CutPrefix(field, "replicas="); ok {
+			return v
+		}
+	}
+	return "?"
+}
+
 // podLine describes a pod of a FinalState.
 func podLine(labels map[string]string, phase string, ready bool) string {
 	return fmt.Sprintf("%s %s %s ready=%v", labels[model.LabelRevisionHash], labels[model.LabelLifecycleState], phase, ready)

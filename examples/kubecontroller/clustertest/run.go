@@ -486,17 +486,17 @@ func (c *Cluster) RunScenario(t *testing.T, sc Scenario) Result {
 	}
 	res := Result{Counts: r.Counts(), Duration: time.Since(r.started)}
 	res.Final = r.Final()
-	sim, err := r.Simulate()
+	simulated, err := r.Simulate()
 	if err != nil {
 		t.Fatalf("%s: simulator: %v", sc.Name, err)
 	}
-	res.Simulated = sim
-	word := "converged"
-	if sc.Outcome == "stalled" {
-		word = "stalled as simulated"
+	res.Simulated = simulated
+	note := ""
+	if sc.Outcome != sim.Converged {
+		note = fmt.Sprintf(" (at rest where the simulator ends %s: %d of %s updated)", sc.Outcome, res.Final.updated(), res.Final.replicas())
 	}
-	fmt.Printf("kubecontroller on kube-apiserver %s: %s after %d reconciles, %d requests, %d refused\n",
-		sc.Name, word, res.Counts.Reconciles, res.Counts.Requests, len(res.Counts.Refused))
+	fmt.Printf("kubecontroller on kube-apiserver %s: converged after %d reconciles, %d requests, %d refused%s\n",
+		sc.Name, res.Counts.Reconciles, res.Counts.Requests, len(res.Counts.Refused), note)
 	t.Logf("%s: %v wall time; %d conflicts (planned again):%s\nfinal state: %s", sc.Name, res.Duration.Round(time.Millisecond),
 		len(res.Counts.Conflicts), strings.Join(append([]string{""}, res.Counts.Conflicts...), "\n  "), res.Final)
 	if len(res.Counts.Refused) > 0 {
