@@ -112,7 +112,8 @@ type Run struct {
 	t       testing.TB
 	ctx     context.Context
 	stop    context.CancelFunc
-	stopped chan struct{}
+	stopped chan struct{} // closed when the manager has stopped
+	managed bool          // the manager was started
 	trigger chan event.GenericEvent
 	started time.Time
 
@@ -191,6 +192,7 @@ func (c *Cluster) Start(t testing.TB, sc Scenario) *Run {
 	if err := r.Reconciler.SetupWithManager(mgr); err != nil {
 		t.Fatalf("%s: set up the controller: %v", sc.Name, err)
 	}
+	r.managed = true
 	go func() {
 		defer close(r.stopped)
 		if err := mgr.Start(r.ctx); err != nil {
@@ -233,11 +235,13 @@ func (r *Run) Stop() {
 		return
 	default:
 	}
-	if r.t.Failed() {
+	if r.t.Failed() && len(r.cloneSets) > 0 {
 		r.t.Log(r.Dump())
 	}
 	r.stop()
-	<-r.stopped
+	if r.managed {
+		<-r.stopped
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	c := r.Cluster.Client
