@@ -483,6 +483,7 @@ type Result struct {
 func (c *Cluster) RunScenario(t *testing.T, sc Scenario) Result {
 	t.Helper()
 	r := c.Start(t, sc)
+	sc = r.Scenario // with its defaults
 	r.WaitRest()
 	for _, ch := range sc.Changes {
 		r.Apply(ch)
