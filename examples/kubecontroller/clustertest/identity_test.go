@@ -155,7 +155,10 @@ func clip(b []byte) []byte {
 // accepted (its audit log) name no pod twice, except a pod that gets the
 // claim of the earlier pod of that name back (no claim of that name was
 // created in between: upstream reuses a kept claim's instance id on
-// purpose).
+// purpose). In these steps the library, as upstream, deletes a pod's
+// claims with it (recreate, scale-in: docs/spec/scale-and-budgets.md 5.8),
+// so no claim is carried over; a pod deleted by someone else under
+// enablePVCReuse would be.
 func TestPodNamesNotReusedOnKubeAPIServer(t *testing.T) {
 	c := clustertest.Shared(t)
 	var reused, claimReuse int
