@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"os"
 	"reflect"
-	"slices"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/clonecore/cloneset/examples/kubecontroller/internal/e2ekit"
 	"github.com/clonecore/cloneset/manifest"
 	"github.com/clonecore/cloneset/model"
 	"github.com/clonecore/cloneset/pvc"
@@ -58,26 +58,7 @@ type e2eScenario struct {
 }
 
 func baseCloneSet(replicas int, strategy, extra string) string {
-	return fmt.Sprintf(`{
-  "apiVersion": "apps.kruise.io/v1beta1", "kind": "CloneSet",
-  "metadata": {"name": "web", "namespace": "default", "uid": "cs-uid", "generation": 1},
-  "spec": {
-    "replicas": %d,
-    "selector": {"matchLabels": {"app": "web"}},
-    "template": {"metadata": {"labels": {"app": "web"}%s},
-      "spec": {"containers": [{"name": "main", "image": "web:1"}]}},
-    "updateStrategy": %s%s
-  }
-}`, replicas, templateFinalizers(extra), strategy, extra)
-}
-
-// templateFinalizers puts the preDelete hook's finalizer on the pod template
-// when the scenario has the hook (the pods must carry it to be hooked).
-func templateFinalizers(extra string) string {
-	if strings.Contains(extra, "preDelete") {
-		return `, "finalizers": ["example.com/hook"]`
-	}
-	return ""
+	return e2ekit.CloneSet(`{"name": "web", "namespace": "default", "uid": "cs-uid", "generation": 1}`, replicas, strategy, extra)
 }
 
 func setImage(image string, partition any) userChange {
@@ -133,8 +114,8 @@ func must(t *testing.T, err error) {
 }
 
 const (
-	inPlace       = `{"type": "RollingUpdate", "rollingUpdate": {"podUpdatePolicy": "InPlaceIfPossible", "maxUnavailable": 1}}`
-	recreateSurge = `{"type": "RollingUpdate", "rollingUpdate": {"podUpdatePolicy": "ReCreate", "maxUnavailable": 1, "maxSurge": 1}}`
+	inPlace       = e2ekit.InPlace
+	recreateSurge = e2ekit.RecreateSurge
 )
 
 var e2eScenarios = []e2eScenario{
@@ -292,21 +273,7 @@ func (h *harness) cluster() (changed bool) {
 		p := p
 		// Hook owners: a terminating pod's finalizers, a PreparingDelete pod's
 		// hook finalizers, removed after hookRounds rounds.
-		var keep []string
-		hooked := false
-		switch {
-		case p.DeletionTimestamp != nil && len(p.Finalizers) > 0:
-			hooked = true
-		case p.Labels[model.LabelLifecycleState] == model.StatePreparingDelete:
-			for _, f := range p.Finalizers {
-				if slices.Contains(hookFinalizers, f) {
-					hooked = true
-				} else {
-					keep = append(keep, f)
-				}
-			}
-		}
-		if hooked {
+		if keep, hooked := e2ekit.HookOwners(&p, hookFinalizers); hooked {
 			h.waiting[p.Name]++
 			if h.waiting[p.Name] >= hookRounds {
 				p.Finalizers = keep

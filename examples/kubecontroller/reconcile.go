@@ -24,8 +24,10 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 )
 
 // Reconciler reconciles CloneSets with the library's planner.
@@ -62,6 +64,16 @@ type Reconciler struct {
 	// MaxConcurrentReconciles is how many CloneSets SetupWithManager lets
 	// the controller reconcile at once (1 when 0).
 	MaxConcurrentReconciles int
+	// Trigger, when set, is a source of extra reconciles that
+	// SetupWithManager watches: each event asks for a reconcile of the
+	// CloneSet it carries (its namespace and name), though nothing changed.
+	// Tests use it to see a CloneSet at rest reconciled once more.
+	Trigger <-chan event.GenericEvent
+	// AfterReconcile, when set, is called at the end of every reconcile
+	// with the request, the round (as Last holds it) and what Reconcile
+	// returns, from the reconciling goroutine: tests count reconciles,
+	// requests and failures with it.
+	AfterReconcile func(req reconcile.Request, round Round, res reconcile.Result, err error)
 
 	// VerifyTracker also plans every round with clonesetcore.Plan on the
 	// converted objects and fails the round when the Tracker's plan differs
@@ -184,32 +196,38 @@ func (r *Reconciler) expectations() *Expectations {
 // CloneSets (unstructured, of the reconciler's version) and the pods,
 // claims and revisions they own, with MaxConcurrentReconciles workers, and
 // records its events with the manager's recorder (unless Recorder is set or
-// this is a dry run).
+// this is a dry run). With Trigger set, its events ask for reconciles too.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Recorder == nil && !r.DryRun {
 		r.Recorder = mgr.GetEventRecorder(EventSource)
 	}
 	cs := &unstructured.Unstructured{}
 	cs.SetGroupVersionKind(r.gvk())
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		For(cs).
 		Owns(&corev1.Pod{}).
 		Owns(&corev1.PersistentVolumeClaim{}).
 		Watches(&appsv1.ControllerRevision{}, handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), cs, handler.OnlyControllerOwner())).
-		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).
-		Complete(r)
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles})
+	if r.Trigger != nil {
+		b = b.WatchesRawSource(source.Channel(r.Trigger, &handler.EnqueueRequestForObject{}))
+	}
+	return b.Complete(r)
 }
 
 // Reconcile runs one round for the CloneSet req names: read, check the
 // expectations, plan, send, and requeue as the plan asks. A CloneSet the
 // library refuses gets a Warning event (once per change of it) and nothing
 // else: no write, no error, no requeue; its next change reconciles again.
-func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (res reconcile.Result, err error) {
 	var round Round
 	defer func() {
 		r.mu.Lock()
 		r.Last = round
 		r.mu.Unlock()
+		if r.AfterReconcile != nil {
+			r.AfterReconcile(req, round, res, err)
+		}
 	}()
 	exp := r.expectations()
 	now := r.now()
