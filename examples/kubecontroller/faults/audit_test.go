@@ -21,12 +21,13 @@ type writeReport struct {
 // The resources whose objects must be created and deleted once.
 var onceResources = map[string]bool{"pods": true, "persistentvolumeclaims": true, "controllerrevisions": true}
 
-// auditWrites reads the audit log and reports the writes of user in ns
+// auditWrites reads the audit log and reports the writes of the controller
+// processes (every user of controllerGroup) in ns
 // (counted from start): an object (by resource and name) created again
 // while it exists, or deleted again after a successful delete and before a
 // new create, was written twice (whenever it happened). It waits for the log to stop growing first (the API server writes
 // an event when a request completes).
-func (e *env) auditWrites(user string, start time.Time) writeReport {
+func (e *env) auditWrites(start time.Time) writeReport {
 	e.t.Helper()
 	var events []controlplane.AuditEvent
 	for prev := -1; ; prev = len(events) {
@@ -44,7 +45,7 @@ func (e *env) auditWrites(user string, start time.Time) writeReport {
 	objects := map[string]*life{}
 	for _, ev := range events {
 		ref := ev.ObjectRef
-		if ref == nil || ref.Namespace != e.ns || ev.User.Username != user {
+		if ref == nil || ref.Namespace != e.ns || !slices.Contains(ev.User.Groups, controllerGroup) {
 			continue
 		}
 		what := ev.Verb + " " + ref.Resource
@@ -113,10 +114,10 @@ func (r writeReport) refusedWith(code int) int {
 	return n
 }
 
-// auditEventsOf returns the audit events of user's writes in ns to the
+// auditEventsOf returns the audit events of the controller processes' writes in ns to the
 // CloneSet named cloneSet or to objects named after it (its pods, claims
 // and revisions: "<cloneSet>-...").
-func (e *env) auditEventsOf(user, cloneSet string) []controlplane.AuditEvent {
+func (e *env) auditEventsOf(cloneSet string) []controlplane.AuditEvent {
 	e.t.Helper()
 	events, err := e.cp.AuditEvents()
 	if err != nil {
@@ -125,7 +126,7 @@ func (e *env) auditEventsOf(user, cloneSet string) []controlplane.AuditEvent {
 	var out []controlplane.AuditEvent
 	for _, ev := range events {
 		ref := ev.ObjectRef
-		if ref != nil && ref.Namespace == e.ns && ev.User.Username == user && (ref.Name == cloneSet || strings.HasPrefix(ref.Name, cloneSet+"-")) {
+		if ref != nil && ref.Namespace == e.ns && slices.Contains(ev.User.Groups, controllerGroup) && (ref.Name == cloneSet || strings.HasPrefix(ref.Name, cloneSet+"-")) {
 			out = append(out, ev)
 		}
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -26,12 +28,22 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 )
 
-// controllerUser is the user the controller processes authenticate as. It
-// is bound to cluster-admin but is not in system:masters, which the API
+// The controller processes authenticate as users of controllerGroup, named
+// controllerUser-1, controllerUser-2, ... (one per process of a test). The
+// group is bound to cluster-admin but is not system:masters, which the API
 // server's priority and fairness and its max-in-flight filter exempt: the
 // controller is throttled as a production controller would be, and the
-// audit log tells its writes from everyone else's.
-const controllerUser = "cloneset-controller"
+// audit log tells its writes, and each process's, from everyone else's.
+const (
+	controllerUser  = "cloneset-controller"
+	controllerGroup = "cloneset-controllers"
+	// controllerGroupNoisy is the group of a noisy neighbour's user: bound
+	// to cluster-admin as well, not system:masters either.
+	controllerGroupNoisy = "faults-noisy-neighbours"
+)
+
+// controllerUserN is the user of the n-th controller process of a test.
+func controllerUserN(n int) string { return fmt.Sprintf("%s-%d", controllerUser, n) }
 
 // prepare installs the CloneSet definition and the controller's role
 // binding on a new control plane.
@@ -53,13 +65,17 @@ func prepare(ctx context.Context, cp *controlplane.ControlPlane) error {
 	if err := waitWatchList(ctx, dynamic.NewForConfigOrDie(cp.Config())); err != nil {
 		return err
 	}
-	binding := &rbacv1.ClusterRoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: controllerUser},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
-		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: controllerUser}},
+	for _, group := range []string{controllerGroup, controllerGroupNoisy} {
+		binding := &rbacv1.ClusterRoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: group},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+			Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: group}},
+		}
+		if _, err := cp.Clientset().RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+			return err
+		}
 	}
-	_, err = cp.Clientset().RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{})
-	return err
+	return nil
 }
 
 // waitWatchList waits until a watch of CloneSets that asks for the initial
@@ -106,13 +122,12 @@ var cloneSets = schema.GroupVersionResource{Group: "apps.kruise.io", Version: "v
 
 // env is one test's namespace on a control plane, with a watch on its pods.
 type env struct {
-	t          *testing.T
-	cp         *controlplane.ControlPlane
-	ns         string
-	cs         kubernetes.Interface
-	dyn        dynamic.Interface
-	kubeconfig string // the controller's, straight to the API server
-	pods       *podWatcher
+	t    *testing.T
+	cp   *controlplane.ControlPlane
+	ns   string
+	cs   kubernetes.Interface
+	dyn  dynamic.Interface
+	pods *podWatcher
 }
 
 var namespaceCount struct {
@@ -130,18 +145,27 @@ func newEnv(t *testing.T, cp *controlplane.ControlPlane) *env {
 	if err := cp.CreateNamespace(t.Context(), ns); err != nil {
 		t.Fatal(err)
 	}
-	kubeconfig, err := cp.UserKubeconfig(controllerUser)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := &env{t: t, cp: cp, ns: ns, cs: cp.Clientset(), dyn: dynamic.NewForConfigOrDie(cp.Config()), kubeconfig: kubeconfig}
+	e := &env{t: t, cp: cp, ns: ns, cs: cp.Clientset(), dyn: dynamic.NewForConfigOrDie(cp.Config())}
 	e.pods = watchPods(t, e.cs, ns)
 	return e
 }
 
+// kubeconfig writes a kubeconfig for the n-th controller process, straight
+// to the API server.
+func (e *env) kubeconfig(n int) string {
+	e.t.Helper()
+	path, err := e.cp.UserKubeconfig(controllerUserN(n), controllerGroup)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return path
+}
+
 // startController runs the controller binary on the test's namespace, its
-// log in the control plane's log directory, and stops it when the test
-// ends (its log tail logged when the test failed).
+// log in the control plane's log directory (as <namespace>-<name>), and
+// stops it when the test ends (its log tail logged when the test failed).
+// It returns once the controller has started its workers (its caches
+// synced).
 func (e *env) startController(name, kubeconfig string, extra ...string) *controlplane.Process {
 	e.t.Helper()
 	// The metrics endpoint is off by default; the health probes are
@@ -157,7 +181,28 @@ func (e *env) startController(name, kubeconfig string, extra ...string) *control
 			e.t.Logf("%s log:\n%s", p.Name(), p.LogTail(40))
 		}
 	})
+	if !slices.Contains(extra, "--leader-elect") {
+		e.waitLog(p, "Starting workers")
+	}
 	return p
+}
+
+// waitLog waits until the process's log has a line containing text.
+func (e *env) waitLog(p *controlplane.Process, text string) {
+	e.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !logHas(p, text) {
+		if time.Now().After(deadline) || p.Exited() {
+			e.t.Fatalf("%s: no %q in its log after 30 s:\n%s", p.Name(), text, p.LogTail(20))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// logHas reports whether the process's log has a line containing text.
+func logHas(p *controlplane.Process, text string) bool {
+	data, _ := os.ReadFile(p.LogPath())
+	return strings.Contains(string(data), text)
 }
 
 // rollout is a CloneSet of the tests: one container "main", pods labelled
@@ -301,7 +346,7 @@ func (e *env) during(cloneSet string, cond func(podCounts) bool, fault func() er
 // watch) and prints its line; the writes it logs are those since start.
 func (e *env) verdict(fault, cloneSet string, start time.Time, converged time.Duration) writeReport {
 	e.t.Helper()
-	writes := e.auditWrites(controllerUser, start)
+	writes := e.auditWrites(start)
 	violations, highest, lowest, events, relists := e.pods.result(cloneSet)
 	fmt.Printf("fault %s: converged in %.1fs, %d written twice, %d budget violations\n", fault, converged.Seconds(), len(writes.twice), len(violations))
 	e.t.Logf("%s: %s; pods: at most %d active, at least %d ready; watch: %d events, %d relists", fault, writes, highest, lowest, events, relists)

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/clonecore/cloneset/examples/kubecontroller/controlplane"
+	"github.com/go-logr/logr"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 // controllerBinary is the controller built by TestMain.
@@ -35,6 +37,7 @@ func run(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "faults: build the controller: %v\n%s", err, out)
 		return 1
 	}
+	ctrllog.SetLogger(logr.Discard()) // the control plane's clients are controller-runtime's
 	code := m.Run()
 	if shared.cp != nil {
 		if err := shared.cp.Stop(); err != nil {
