@@ -22,7 +22,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -62,9 +61,6 @@ func prepare(ctx context.Context, cp *controlplane.ControlPlane) error {
 	if err := crd.Install(ctx, c); err != nil {
 		return err
 	}
-	if err := waitWatchList(ctx, dynamic.NewForConfigOrDie(cp.Config())); err != nil {
-		return err
-	}
 	for _, group := range []string{controllerGroup, controllerGroupNoisy} {
 		binding := &rbacv1.ClusterRoleBinding{
 			ObjectMeta: metav1.ObjectMeta{Name: group},
@@ -76,45 +72,6 @@ func prepare(ctx context.Context, cp *controlplane.ControlPlane) error {
 		}
 	}
 	return nil
-}
-
-// waitWatchList waits until a watch of CloneSets that asks for the initial
-// events (as informers do) gets them to their end. Right after the
-// definition is Established such a watch can stay open without ever
-// sending its initial-events-end bookmark, and an informer started then
-// never syncs (seen with kube-apiserver v1.37.2 on this machine).
-func waitWatchList(ctx context.Context, dyn dynamic.Interface) error {
-	deadline := time.Now().Add(time.Minute)
-	for attempt := 1; ; attempt++ {
-		if watchListEnds(ctx, dyn, 2*time.Second) {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("a watch of CloneSets with initial events never ended them (%d attempts)", attempt)
-		}
-	}
-}
-
-// watchListEnds reports whether one watch with initial events sends its
-// initial-events-end bookmark within timeout.
-func watchListEnds(ctx context.Context, dyn dynamic.Interface, timeout time.Duration) bool {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	yes := true
-	w, err := dyn.Resource(cloneSets).Watch(ctx, metav1.ListOptions{
-		SendInitialEvents: &yes, ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan, AllowWatchBookmarks: true,
-	})
-	if err != nil {
-		time.Sleep(100 * time.Millisecond)
-		return false
-	}
-	defer w.Stop()
-	for ev := range w.ResultChan() {
-		if u, ok := ev.Object.(*unstructured.Unstructured); ok && ev.Type == watch.Bookmark && u.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true" {
-			return true
-		}
-	}
-	return false
 }
 
 // cloneSets is the CloneSet resource (v1beta1).
