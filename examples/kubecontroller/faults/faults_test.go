@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math/bits"
@@ -40,48 +41,37 @@ func updatedAtLeast(n int) func(podCounts) bool {
 // keeps the data) in the middle of an in-place update.
 func TestFaultAPIServerRestart(t *testing.T) {
 	cp := sharedControlPlane(t)
-	e := newEnv(t, cp)
-	e.startController("controller", e.kubeconfig(1))
-	e.settle(inPlace)
-	var outage time.Duration
-	wait := e.during(inPlace.name, updatedAtLeast(6), func() error {
-		start := time.Now()
-		if err := cp.StopAPIServer(); err != nil {
-			return err
-		}
-		err := cp.StartAPIServer(t.Context())
-		outage = time.Since(start)
-		return err
-	})
-	start := time.Now()
-	e.setImage(inPlace.name, imageV2)
-	wait()
-	t.Logf("kube-apiserver down and back in %s", outage.Round(time.Millisecond))
-	e.verdict("kube-apiserver restarted", inPlace.name, start, e.waitConverged(inPlace.name, inPlace.replicas, imageV2, start))
+	restartDuring(t, "kube-apiserver restarted", inPlace, cp.StopAPIServer, cp.StartAPIServer)
 }
 
 // TestFaultEtcdRestart: etcd killed (SIGKILL) and started again on its data
 // in the middle of a recreate update with maxSurge.
 func TestFaultEtcdRestart(t *testing.T) {
 	cp := sharedControlPlane(t)
-	e := newEnv(t, cp)
+	restartDuring(t, "etcd restarted", recreate, func() error { return cp.KillComponent(controlplane.Etcd) }, cp.StartEtcd)
+}
+
+// restartDuring updates r from imageV1 to imageV2 with one controller and,
+// once 6 pods are updated, stops a component and starts it again.
+func restartDuring(t *testing.T, fault string, r rollout, stop func() error, start func(context.Context) error) {
+	e := newEnv(t, sharedControlPlane(t))
 	e.startController("controller", e.kubeconfig(1))
-	e.settle(recreate)
+	e.settle(r)
 	var outage time.Duration
-	wait := e.during(recreate.name, updatedAtLeast(6), func() error {
-		start := time.Now()
-		if err := cp.KillComponent(controlplane.Etcd); err != nil {
+	wait := e.during(r.name, updatedAtLeast(6), func() error {
+		down := time.Now()
+		if err := stop(); err != nil {
 			return err
 		}
-		err := cp.StartEtcd(t.Context())
-		outage = time.Since(start)
+		err := start(t.Context())
+		outage = time.Since(down)
 		return err
 	})
-	start := time.Now()
-	e.setImage(recreate.name, imageV2)
+	begin := time.Now()
+	e.setImage(r.name, imageV2)
 	wait()
-	t.Logf("etcd down and back in %s", outage.Round(time.Millisecond))
-	e.verdict("etcd restarted", recreate.name, start, e.waitConverged(recreate.name, recreate.replicas, imageV2, start))
+	t.Logf("%s: down and back in %s", fault, outage.Round(time.Millisecond))
+	e.verdict(fault, r.name, begin, e.waitConverged(r.name, r.replicas, imageV2, begin))
 }
 
 // TestFaultOtherWriter: while the pods are updated in place, another
@@ -193,6 +183,20 @@ var scaleOut = rollout{name: "web", replicas: 20, policy: "ReCreate", maxSurge: 
 // scaledOutReplicas is the replicas scaleOut is scaled to.
 const scaledOutReplicas = 30
 
+// settleScaleOut settles scaleOut, then arms the proxy's rule (sets
+// *armed under the proxy's lock, when px is not nil) and checks the budget
+// of the scale-out from then on.
+func (e *env) settleScaleOut(px *proxy, armed *bool) {
+	e.t.Helper()
+	e.settle(scaleOut)
+	if px != nil {
+		px.mu.Lock()
+		*armed = true
+		px.mu.Unlock()
+	}
+	e.pods.setBudget(scaleOut.name, budget{maxActive: scaledOutReplicas, minReady: scaleOut.replicas - scaleOut.maxUnavailable})
+}
+
 // TestFaultControllerKilled: the controller killed (SIGKILL) in the middle
 // of a slow-start batch of creates (after the first create of the batch of
 // 4) and started again: the new process has no expectations from before;
@@ -202,8 +206,7 @@ func TestFaultControllerKilled(t *testing.T) {
 	cp := sharedControlPlane(t)
 	e := newEnv(t, cp)
 	first := e.startController("controller-1", e.kubeconfig(1))
-	e.settle(scaleOut)
-	e.pods.setBudget(scaleOut.name, budget{maxActive: scaledOutReplicas, minReady: scaleOut.replicas - scaleOut.maxUnavailable})
+	e.settleScaleOut(nil, nil)
 	var killedAt podCounts
 	wait := e.during(scaleOut.name, func(c podCounts) bool { return c.active >= scaleOut.replicas+4 }, func() error {
 		err := first.Kill()
@@ -255,11 +258,7 @@ func TestFaultControllerKilledWriteInFlight(t *testing.T) {
 		return verdict{}
 	})
 	first := e.startController("controller-1", px.kubeconfig())
-	e.settle(scaleOut)
-	px.mu.Lock()
-	settled = true
-	px.mu.Unlock()
-	e.pods.setBudget(scaleOut.name, budget{maxActive: scaledOutReplicas, minReady: scaleOut.replicas - scaleOut.maxUnavailable})
+	e.settleScaleOut(px, &settled)
 	start := time.Now()
 	e.setReplicas(scaleOut.name, scaledOutReplicas)
 	var name string
@@ -379,11 +378,7 @@ func TestFaultThrottledWithErrors(t *testing.T) {
 		return verdict{}
 	})
 	e.startController("controller", px.kubeconfig(), "--metrics-bind-address", metrics)
-	e.settle(scaleOut)
-	px.mu.Lock()
-	settled = true
-	px.mu.Unlock()
-	e.pods.setBudget(scaleOut.name, budget{maxActive: scaledOutReplicas, minReady: scaleOut.replicas - scaleOut.maxUnavailable})
+	e.settleScaleOut(px, &settled)
 	stopNoise := e.noisyNeighbour()
 	start := time.Now()
 	e.setReplicas(scaleOut.name, scaledOutReplicas)

@@ -47,7 +47,6 @@ type proxied struct {
 	Verdict      verdict
 	Upstream     int // the API server's status code (0 when not forwarded, or not answered yet)
 	Answered     int // the status code the controller got
-	done         chan struct{}
 }
 
 // verdict is what the proxy does with a request.
@@ -96,8 +95,7 @@ type proxiedKey struct{}
 
 // serve applies the rule to one request.
 func (p *proxy) serve(w http.ResponseWriter, r *http.Request) {
-	pr := &proxied{Method: r.Method, Path: r.URL.Path, done: make(chan struct{})}
-	defer close(pr.done)
+	pr := &proxied{Method: r.Method, Path: r.URL.Path}
 	var body []byte
 	if r.Method == http.MethodPost && r.Body != nil {
 		body, _ = io.ReadAll(r.Body)
