@@ -75,6 +75,9 @@ type options struct {
 	leaderElect             bool
 	leaderElectionID        string
 	leaderElectionNamespace string
+	leaseDuration           time.Duration
+	renewDeadline           time.Duration
+	retryPeriod             time.Duration
 	metricsBindAddress      string
 	healthProbeBindAddress  string
 	dryRun                  bool
@@ -86,8 +89,13 @@ const (
 	defaultCloneSetVersion  = "v1beta1"
 	defaultWorkers          = 1
 	defaultLeaderElectionID = "clonesetcontroller.clonecore.github.io"
-	defaultMetricsAddress   = "0"
-	defaultHealthAddress    = ":8081"
+	// The leader-election timings of controller-runtime's defaults (and
+	// kube-controller-manager's).
+	defaultLeaseDuration  = 15 * time.Second
+	defaultRenewDeadline  = 10 * time.Second
+	defaultRetryPeriod    = 2 * time.Second
+	defaultMetricsAddress = "0"
+	defaultHealthAddress  = ":8081"
 )
 
 // cloneSetKinds are the CloneSet versions --cloneset-version accepts.
@@ -109,6 +117,9 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	fs.BoolVar(&o.leaderElect, "leader-elect", false, "run only while holding a leader-election Lease (for several replicas)")
 	fs.StringVar(&o.leaderElectionID, "leader-election-id", defaultLeaderElectionID, "the name of the leader-election Lease")
 	fs.StringVar(&o.leaderElectionNamespace, "leader-election-namespace", "", "the namespace of the leader-election Lease (default: the pod's own, in a cluster)")
+	fs.DurationVar(&o.leaseDuration, "leader-election-lease-duration", defaultLeaseDuration, "how long a replica waits, after the leader's last renewal, before it takes the Lease")
+	fs.DurationVar(&o.renewDeadline, "leader-election-renew-deadline", defaultRenewDeadline, "how long the leader keeps trying to renew the Lease before it stops leading (and exits)")
+	fs.DurationVar(&o.retryPeriod, "leader-election-retry-period", defaultRetryPeriod, "how often the replicas try to take or renew the Lease")
 	fs.StringVar(&o.metricsBindAddress, "metrics-bind-address", defaultMetricsAddress, `the address of the Prometheus metrics endpoint ("0" disables it), e.g. ":8080"`)
 	fs.StringVar(&o.healthProbeBindAddress, "health-probe-bind-address", defaultHealthAddress, `the address of the /healthz and /readyz endpoints ("0" disables them)`)
 	fs.BoolVar(&o.dryRun, "dry-run", false, "plan and log the requests of every round, send none (no write at all, status and events included)")
@@ -131,6 +142,9 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	}
 	if o.leaderElect && o.leaderElectionID == "" {
 		return o, usageError("--leader-elect needs a --leader-election-id")
+	}
+	if o.leaseDuration <= o.renewDeadline || o.renewDeadline <= o.retryPeriod || o.retryPeriod <= 0 {
+		return o, usageError("--leader-election-lease-duration %s, --leader-election-renew-deadline %s, --leader-election-retry-period %s: want lease duration > renew deadline > retry period > 0", o.leaseDuration, o.renewDeadline, o.retryPeriod)
 	}
 	if o.dryRun && o.leaderElect {
 		return o, usageError("--dry-run and --leader-elect: a dry run writes nothing, a leader-election Lease included")
@@ -299,6 +313,9 @@ func newManager(cfg *rest.Config, o options, logger logr.Logger) (ctrl.Manager, 
 		LeaderElectionID:              o.leaderElectionID,
 		LeaderElectionNamespace:       o.leaderElectionNamespace,
 		LeaderElectionReleaseOnCancel: true,
+		LeaseDuration:                 &o.leaseDuration,
+		RenewDeadline:                 &o.renewDeadline,
+		RetryPeriod:                   &o.retryPeriod,
 		// The CloneSet is read as an unstructured object: from the cache
 		// too, like the pods (controller-runtime reads unstructured objects
 		// from the API server unless told otherwise).

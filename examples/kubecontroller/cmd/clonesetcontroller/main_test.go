@@ -33,6 +33,9 @@ func TestFlagDefaults(t *testing.T) {
 		cloneSetVersion:        "v1beta1",
 		workers:                1,
 		leaderElectionID:       defaultLeaderElectionID,
+		leaseDuration:          15 * time.Second,
+		renewDeadline:          10 * time.Second,
+		retryPeriod:            2 * time.Second,
 		metricsBindAddress:     "0",
 		healthProbeBindAddress: ":8081",
 	}
@@ -46,6 +49,7 @@ func TestFlagsParse(t *testing.T) {
 		"--kubeconfig", "/k", "--namespace", "prod", "--cloneset-version", "v1alpha1", "--workers", "4",
 		"--leader-elect", "--leader-election-id", "lease", "--leader-election-namespace", "kube-system",
 		"--metrics-bind-address", ":8080", "--health-probe-bind-address", "0", "--server-version", "v1.31.4",
+		"--leader-election-lease-duration", "4s", "--leader-election-renew-deadline", "3s", "--leader-election-retry-period", "500ms",
 	}, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
@@ -53,6 +57,7 @@ func TestFlagsParse(t *testing.T) {
 	want := options{
 		kubeconfig: "/k", namespace: "prod", cloneSetVersion: "v1alpha1", workers: 4,
 		leaderElect: true, leaderElectionID: "lease", leaderElectionNamespace: "kube-system",
+		leaseDuration: 4 * time.Second, renewDeadline: 3 * time.Second, retryPeriod: 500 * time.Millisecond,
 		metricsBindAddress: ":8080", healthProbeBindAddress: "0", serverVersion: "v1.31.4",
 	}
 	if o != want {
@@ -72,6 +77,8 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"--workers", "0"}, "--workers"},
 		{[]string{"--leader-elect", "--leader-election-id", ""}, "--leader-election-id"},
 		{[]string{"--dry-run", "--leader-elect"}, "--dry-run and --leader-elect"},
+		{[]string{"--leader-election-lease-duration", "5s", "--leader-election-renew-deadline", "5s"}, "want lease duration > renew deadline"},
+		{[]string{"--leader-election-retry-period", "0s"}, "want lease duration > renew deadline > retry period > 0"},
 		{[]string{"--server-version", "latest"}, "--server-version"},
 		{[]string{"--no-such-flag"}, "no-such-flag"},
 		{[]string{"extra"}, `unexpected argument "extra"`},

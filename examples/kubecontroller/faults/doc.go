@@ -1,0 +1,42 @@
+// Package faults holds tests, no API: the reference controller
+// (cmd/clonesetcontroller, run as a real process) rolls CloneSets out on a
+// real control plane (package controlplane) while a fault happens, and the
+// tests prove, from witnesses outside the controller, that nothing was lost
+// and nothing was done twice.
+//
+// The faults, one test each, in the middle of a rollout of 20 pods:
+//
+//  1. kube-apiserver stopped and started again (TestFaultAPIServerRestart);
+//  2. etcd killed and started again (TestFaultEtcdRestart);
+//  3. the controller killed (SIGKILL) in the middle of a slow-start batch
+//     and started again with no memory (TestFaultControllerKilled), and the
+//     case a restarted controller cannot know about: a create of the dead
+//     process still in flight, landing after the new process planned
+//     (TestFaultControllerKilledWriteInFlight);
+//  4. two controller processes with leader election, the leader killed
+//     (TestFaultLeaderKilled);
+//  5. another writer changing the pods' labels, annotations and status
+//     (TestFaultOtherWriter);
+//  6. the API server throttling writes (--max-mutating-requests-inflight=1)
+//     and a proxy answering some of the controller's requests with errors
+//     (TestFaultThrottledWithErrors);
+//  7. a CloneSet the library refuses next to a valid one
+//     (TestFaultRefusedNeighbour).
+//
+// The witnesses: the API server's audit log (controlplane.AuditPolicyWrites:
+// every create, delete and patch of pods, claims, revisions and CloneSets,
+// with the user who made it), from which no object may be created or
+// deleted twice by the controller; and a watch of the test's own on the
+// pods, checked at every event: never more active pods than replicas +
+// maxSurge, never fewer ready ones than replicas - maxUnavailable. Each
+// rollout must converge (the CloneSet's status and the pods themselves),
+// and each test prints
+//
+//	fault <name>: converged in Ns, 0 written twice, 0 budget violations
+//
+// where N is the time from the start of the rollout. docs/reliability.md
+// ("On a real control plane") has the table of what the controller did.
+//
+// The tests need the control plane's binaries (go run ./cmd/controlplane
+// build) and build the controller once per run of the package.
+package faults

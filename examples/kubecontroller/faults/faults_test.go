@@ -1,0 +1,510 @@
+package faults
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/bits"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/clonecore/cloneset/examples/kubecontroller"
+	"github.com/clonecore/cloneset/examples/kubecontroller/controlplane"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+)
+
+// inPlace is the rollout of most faults: 20 pods updated in place, 4 at a
+// time.
+var inPlace = rollout{name: "web", replicas: 20, policy: "InPlaceIfPossible", maxUnavailable: 4}
+
+// recreate is the rollout of the faults that need creates and deletes: 20
+// pods replaced, 4 surge pods at a time, at most 1 unavailable (a v1beta1
+// CloneSet with maxUnavailable 0 is refused whatever its maxSurge, as
+// OpenKruise's webhook does: rule B17 of docs/spec).
+var recreate = rollout{name: "web", replicas: 20, policy: "ReCreate", maxSurge: 4, maxUnavailable: 1}
+
+// updatedAtLeast holds once n active pods have imageV2.
+func updatedAtLeast(n int) func(podCounts) bool {
+	return func(c podCounts) bool { return c.byImage[imageV2] >= n }
+}
+
+// TestFaultAPIServerRestart: kube-apiserver stopped and started again (etcd
+// keeps the data) in the middle of an in-place update.
+func TestFaultAPIServerRestart(t *testing.T) {
+	cp := sharedControlPlane(t)
+	restartDuring(t, "kube-apiserver restarted", inPlace, cp.StopAPIServer, cp.StartAPIServer)
+}
+
+// TestFaultEtcdRestart: etcd killed (SIGKILL) and started again on its data
+// in the middle of a recreate update with maxSurge.
+func TestFaultEtcdRestart(t *testing.T) {
+	cp := sharedControlPlane(t)
+	restartDuring(t, "etcd restarted", recreate, func() error { return cp.KillComponent(controlplane.Etcd) }, cp.StartEtcd)
+}
+
+// restartDuring updates r from imageV1 to imageV2 with one controller and,
+// once 6 pods are updated, stops a component and starts it again.
+func restartDuring(t *testing.T, fault string, r rollout, stop func() error, start func(context.Context) error) {
+	e := newEnv(t, sharedControlPlane(t))
+	e.startController("controller", e.kubeconfig(1))
+	e.settle(r)
+	var outage time.Duration
+	wait := e.during(r.name, updatedAtLeast(6), func() error {
+		down := time.Now()
+		if err := stop(); err != nil {
+			return err
+		}
+		err := start(t.Context())
+		outage = time.Since(down)
+		return err
+	})
+	begin := time.Now()
+	e.setImage(r.name, imageV2)
+	wait()
+	t.Logf("%s: down and back in %s", fault, outage.Round(time.Millisecond))
+	e.verdict(fault, r.name, begin, e.waitConverged(r.name, r.replicas, imageV2, begin))
+}
+
+// TestFaultOtherWriter: while the pods are updated in place, another
+// writer (user admin) patches their labels, annotations and status, and the
+// CloneSet's annotations, without preconditions, a write every few
+// milliseconds. The controller's pod patches carry uid preconditions only
+// and touch only the fields they own, so they merge with the other
+// writer's: none of its writes may be lost (the last label and annotation
+// it wrote on each pod are there at the end). Its status write carries the
+// resourceVersion it read: the other writer's CloneSet changes make some
+// fail with 409 Conflict, which ends the round; the next one succeeds.
+func TestFaultOtherWriter(t *testing.T) {
+	cp := sharedControlPlane(t)
+	e := newEnv(t, cp)
+	e.startController("controller", e.kubeconfig(1))
+	e.settle(inPlace)
+	stop := make(chan struct{})
+	written := make(chan map[string]string, 1)
+	go func() { written <- e.otherWriter(inPlace.name, stop) }()
+	start := time.Now()
+	e.setImage(inPlace.name, imageV2)
+	wait := e.during(inPlace.name, updatedAtLeast(inPlace.replicas), func() error { close(stop); return nil })
+	wait()
+	last := <-written
+	converged := e.waitConverged(inPlace.name, inPlace.replicas, imageV2, start)
+	report := e.verdict("another writer", inPlace.name, start, converged)
+	t.Logf("the other writer's last writes on %d pods checked; the controller's conflicts: %d", len(last), report.refusedWith(http.StatusConflict))
+	pods, err := e.cs.CoreV1().Pods(e.ns).List(t.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pods.Items {
+		if v, ok := last[p.Name]; ok && (p.Labels[touchedKey] != v || p.Annotations[touchedKey] != v) {
+			t.Errorf("pod %s: label %q, annotation %q: the other writer's last write %q was lost", p.Name, p.Labels[touchedKey], p.Annotations[touchedKey], v)
+		}
+	}
+}
+
+// touchedKey is the label and annotation the other writer writes.
+const touchedKey = "faults.test/touched"
+
+// otherWriter patches the pods of cloneSet and the CloneSet, one after the
+// other, until stop is closed: a label and an annotation (one merge patch),
+// then a condition of its own in the status, then an annotation of the
+// CloneSet. It returns the value it last wrote on each pod.
+func (e *env) otherWriter(cloneSet string, stop <-chan struct{}) map[string]string {
+	pods := e.cs.CoreV1().Pods(e.ns)
+	last := map[string]string{}
+	for i := 0; ; i++ {
+		select {
+		case <-stop:
+			return last
+		default:
+		}
+		names := e.pods.names(cloneSet)
+		if len(names) == 0 {
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		name := names[i%len(names)]
+		value := fmt.Sprint(i)
+		switch i % 3 {
+		case 0:
+			if _, err := pods.Patch(e.t.Context(), name, types.MergePatchType, fmt.Appendf(nil, `{"metadata":{"labels":{%q:%q},"annotations":{%q:%q}}}`, touchedKey, value, touchedKey, value), metav1.PatchOptions{}); err == nil {
+				last[name] = value
+			}
+		case 1:
+			pods.Patch(e.t.Context(), name, types.StrategicMergePatchType, fmt.Appendf(nil, `{"status":{"conditions":[{"type":"faults.test/Touched","status":"True","message":%q}]}}`, value), metav1.PatchOptions{}, "status")
+		case 2:
+			e.dyn.Resource(cloneSets).Namespace(e.ns).Patch(e.t.Context(), cloneSet, types.MergePatchType, fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, touchedKey, value), metav1.PatchOptions{})
+		}
+	}
+}
+
+// TestFaultRefusedNeighbour: a CloneSet the library refuses (maxSurge and
+// maxUnavailable both 0, which only the admission webhook would stop) next
+// to a valid one in the same namespace, with one controller: the valid one
+// rolls out untouched; the refused one gets a Warning event and nothing
+// else: no pod, no revision, no status.
+func TestFaultRefusedNeighbour(t *testing.T) {
+	cp := sharedControlPlane(t)
+	e := newEnv(t, cp)
+	e.startController("controller", e.kubeconfig(1))
+	e.settle(inPlace)
+	refused := rollout{name: "refused", replicas: 5, policy: "InPlaceIfPossible"}
+	start := time.Now()
+	e.createCloneSet(refused, imageV1)
+	e.setImage(inPlace.name, imageV2)
+	converged := e.waitConverged(inPlace.name, inPlace.replicas, imageV2, start)
+	event := e.waitEvent(refused.name, kubecontroller.ReasonInvalidSpec)
+	t.Logf("event on %s: %s %s: %s", refused.name, event.Type, event.Reason, event.Note)
+	if event.Type != corev1.EventTypeWarning || !strings.Contains(event.Note, "maxUnavailable") {
+		t.Errorf("event %s %q: want a Warning naming maxUnavailable", event.Type, event.Note)
+	}
+	e.verdict("refused neighbour", inPlace.name, start, converged)
+	for _, ev := range e.auditEventsOf(refused.name) {
+		t.Errorf("the controller wrote for the refused CloneSet: %s %s/%s %s (%d)", ev.Verb, ev.ObjectRef.Resource, ev.ObjectRef.Subresource, ev.ObjectRef.Name, ev.Code())
+	}
+	if c := e.pods.snapshot(refused.name); c.active+c.terminating != 0 {
+		t.Errorf("the refused CloneSet has pods: %s", c)
+	}
+}
+
+// scaleOut is the rollout of the controller-process faults: 20 pods scaled
+// out to 30, the 10 new ones created in slow-start batches of 1, 2, 4 and
+// 3 (a ReCreate CloneSet, so that any pod created twice would stay).
+var scaleOut = rollout{name: "web", replicas: 20, policy: "ReCreate", maxSurge: 4, maxUnavailable: 1}
+
+// scaledOutReplicas is the replicas scaleOut is scaled to.
+const scaledOutReplicas = 30
+
+// settleScaleOut settles scaleOut, then arms the proxy's rule (sets
+// *armed under the proxy's lock, when px is not nil) and checks the budget
+// of the scale-out from then on.
+func (e *env) settleScaleOut(px *proxy, armed *bool) {
+	e.t.Helper()
+	e.settle(scaleOut)
+	if px != nil {
+		px.mu.Lock()
+		*armed = true
+		px.mu.Unlock()
+	}
+	e.pods.setBudget(scaleOut.name, budget{maxActive: scaledOutReplicas, minReady: scaleOut.replicas - scaleOut.maxUnavailable})
+}
+
+// TestFaultControllerKilled: the controller killed (SIGKILL) in the middle
+// of a slow-start batch of creates (after the first create of the batch of
+// 4) and started again: the new process has no expectations from before;
+// its cache syncs before its first reconcile and shows every write the
+// dead one made, so it creates only the pods still missing.
+func TestFaultControllerKilled(t *testing.T) {
+	cp := sharedControlPlane(t)
+	e := newEnv(t, cp)
+	first := e.startController("controller-1", e.kubeconfig(1))
+	e.settleScaleOut(nil, nil)
+	var killedAt podCounts
+	wait := e.during(scaleOut.name, func(c podCounts) bool { return c.active >= scaleOut.replicas+4 }, func() error {
+		err := first.Kill()
+		killedAt = e.pods.snapshot(scaleOut.name)
+		return err
+	})
+	start := time.Now()
+	e.setReplicas(scaleOut.name, scaledOutReplicas)
+	wait()
+	created := killedAt.active - scaleOut.replicas
+	t.Logf("killed after %d of the %d creates (batches 1, 2, 4, 3)", created, scaledOutReplicas-scaleOut.replicas)
+	if created < 4 || created > 6 {
+		t.Errorf("killed after %d creates: not inside the batch of 4 (creates 4 to 7); the test did not hit a batch in the middle", created)
+	}
+	restart := time.Now()
+	e.startController("controller-2", e.kubeconfig(2))
+	converged := e.waitConverged(scaleOut.name, scaledOutReplicas, imageV1, start)
+	t.Logf("the new process started and converged in %s", time.Since(restart).Round(time.Millisecond))
+	e.verdict("controller killed mid-batch", scaleOut.name, start, converged)
+}
+
+// TestFaultControllerKilledWriteInFlight: the case a restarted controller
+// cannot know about. The first process talks through a proxy that holds
+// its fifth pod create (the second of the batch of 4); the process is
+// killed while the create is held, a new process (no proxy) syncs a cache
+// that cannot show that pod, and plans it again: the library's instance
+// ids are a function of the CloneSet and the ids it sees, so it creates
+// the same name, and the held create, released afterwards, lands on
+// AlreadyExists. Nothing is created twice and no budget is exceeded.
+func TestFaultControllerKilledWriteInFlight(t *testing.T) {
+	cp := sharedControlPlane(t)
+	e := newEnv(t, cp)
+	release := make(chan struct{})
+	var releaseOnce sync.Once
+	releaseHeld := func() { releaseOnce.Do(func() { close(release) }) }
+	t.Cleanup(releaseHeld) // a held request would keep the proxy from closing
+	held := make(chan string, 1)
+	creates := 0
+	var settled bool
+	px := e.startProxy(1, func(pr *proxied) verdict {
+		if !settled || !isPodCreate(pr) {
+			return verdict{}
+		}
+		creates++
+		if creates == 5 {
+			held <- pr.Name
+			return verdict{hold: release}
+		}
+		return verdict{}
+	})
+	first := e.startController("controller-1", px.kubeconfig())
+	e.settleScaleOut(px, &settled)
+	start := time.Now()
+	e.setReplicas(scaleOut.name, scaledOutReplicas)
+	var name string
+	select {
+	case name = <-held:
+	case <-time.After(convergeTimeout):
+		t.Fatal("the proxy held no create")
+	}
+	if err := first.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("killed with the create of %s held; %s", name, e.pods.snapshot(scaleOut.name))
+	e.startController("controller-2", e.kubeconfig(2))
+	deadline := time.Now().Add(convergeTimeout)
+	for {
+		if _, ok := e.pods.pod(name); ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the new process never created %s", name)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	releaseHeld()
+	converged := e.waitConverged(scaleOut.name, scaledOutReplicas, imageV1, start)
+	var late proxied
+	for deadline := time.Now().Add(10 * time.Second); late.Upstream == 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		for _, pr := range px.requests() {
+			if pr.Name == name && pr.Verdict.hold != nil {
+				late = pr
+			}
+		}
+	}
+	t.Logf("the dead process's create of %s, released after the new process created it: %d", name, late.Upstream)
+	if late.Upstream != http.StatusConflict {
+		t.Errorf("the late create of %s got %d, want 409 AlreadyExists", name, late.Upstream)
+	}
+	e.verdict("controller killed with a create in flight", scaleOut.name, start, converged)
+}
+
+// TestFaultLeaderKilled: two controller processes with leader election
+// (lease 4 s, renew deadline 3 s, retry 500 ms); the leader is killed in
+// the middle of an in-place update and the other takes over. No write of
+// the second may come before the first was killed (one leader at a time).
+func TestFaultLeaderKilled(t *testing.T) {
+	cp := sharedControlPlane(t)
+	e := newEnv(t, cp)
+	election := []string{"--leader-elect", "--leader-election-namespace", e.ns,
+		"--leader-election-lease-duration", "4s", "--leader-election-renew-deadline", "3s", "--leader-election-retry-period", "500ms"}
+	procs := []*controlplane.Process{
+		e.startController("controller-1", e.kubeconfig(1), election...),
+		e.startController("controller-2", e.kubeconfig(2), election...),
+	}
+	const acquired = "Successfully acquired lease"
+	leader := -1
+	for deadline := time.Now().Add(30 * time.Second); leader < 0; time.Sleep(20 * time.Millisecond) {
+		for i, p := range procs {
+			if logHas(p, acquired) {
+				leader = i
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no controller acquired the lease")
+		}
+	}
+	follower := procs[1-leader]
+	e.settle(inPlace)
+	var killed time.Time
+	wait := e.during(inPlace.name, updatedAtLeast(6), func() error {
+		killed = time.Now()
+		return procs[leader].Kill()
+	})
+	start := time.Now()
+	e.setImage(inPlace.name, imageV2)
+	wait()
+	e.waitLog(follower, acquired)
+	t.Logf("leader %s killed; %s took over %s later", procs[leader].Name(), follower.Name(), time.Since(killed).Round(time.Millisecond))
+	converged := e.waitConverged(inPlace.name, inPlace.replicas, imageV2, start)
+	e.verdict("leader killed", inPlace.name, start, converged)
+	for _, ev := range e.auditEventsOf(inPlace.name) {
+		if ev.User.Username == controllerUserN(2-leader) && ev.RequestReceivedTimestamp.Before(killed) {
+			t.Errorf("the follower wrote while the leader ran: %s %s %s at %s", ev.Verb, ev.ObjectRef.Resource, ev.ObjectRef.Name, ev.RequestReceivedTimestamp.Format(time.RFC3339Nano))
+		}
+	}
+}
+
+// TestFaultThrottledWithErrors: the API server throttles writes (legacy
+// max-in-flight filter, --max-mutating-requests-inflight=1, which the
+// controller's users are not exempt from; a noisy neighbour writes
+// meanwhile), and a proxy between the controller and the API server
+// answers 500 to the second pod create without forwarding it, and forwards
+// the eighth and answers 500 (the pod is created, the controller is told it
+// failed). A failed create stops the slow-start batches of its round, as
+// upstream does: the proxy reads the controller's reconcile counter at
+// every create, and within one reconcile no create follows the batch of a
+// failed one. No write is lost: the scale-out ends with every pod, and the
+// pod whose response was lost is not created twice.
+func TestFaultThrottledWithErrors(t *testing.T) {
+	cp := ownControlPlane(t, []string{"--enable-priority-and-fairness=false", "--max-mutating-requests-inflight=1"})
+	e := newEnv(t, cp)
+	metrics := freeAddress(t)
+	creates := 0
+	var settled bool
+	var rounds []float64 // the controller's reconcile count at each pod create
+	px := e.startProxy(1, func(pr *proxied) verdict {
+		if !settled || !isPodCreate(pr) {
+			return verdict{}
+		}
+		creates++
+		rounds = append(rounds, reconcileCount(metrics))
+		switch creates {
+		case 2:
+			return verdict{fail: http.StatusInternalServerError}
+		case 8:
+			return verdict{failAfter: http.StatusInternalServerError}
+		}
+		return verdict{}
+	})
+	e.startController("controller", px.kubeconfig(), "--metrics-bind-address", metrics)
+	e.settleScaleOut(px, &settled)
+	stopNoise := e.noisyNeighbour()
+	start := time.Now()
+	e.setReplicas(scaleOut.name, scaledOutReplicas)
+	converged := e.waitConverged(scaleOut.name, scaledOutReplicas, imageV1, start)
+	noise := stopNoise()
+	report := e.verdict("throttled with errors", scaleOut.name, start, converged)
+
+	px.mu.Lock()
+	byRound := slices.Clone(rounds)
+	px.mu.Unlock()
+	var podCreates []proxied
+	for _, pr := range px.requests() {
+		if isPodCreate(&pr) {
+			podCreates = append(podCreates, pr)
+		}
+	}
+	t.Logf("noisy neighbour: %d writes; the controller's throttled writes (429): %d; pod creates through the proxy: %d", noise, report.refusedWith(http.StatusTooManyRequests), len(byRound))
+	checkBatchesStop(t, podCreates[len(podCreates)-len(byRound):], byRound)
+}
+
+// checkBatchesStop checks, for the pod creates of each reconcile (the
+// creates with the same reconcile count), that none comes after the
+// slow-start batch (sizes 1, 2, 4, ...) of a failed one.
+func checkBatchesStop(t *testing.T, creates []proxied, rounds []float64) {
+	t.Helper()
+	// A create answered 429 is sent again by client-go itself (it honours
+	// Retry-After): the retries of one create are one create, with the
+	// last answer.
+	var groups [][]proxied
+	for i, c := range creates {
+		switch {
+		case i > 0 && rounds[i] == rounds[i-1] && creates[i-1].Name == c.Name && creates[i-1].Answered == http.StatusTooManyRequests:
+			g := groups[len(groups)-1]
+			g[len(g)-1] = c
+		case i == 0 || rounds[i] != rounds[i-1]:
+			groups = append(groups, []proxied{c})
+		default:
+			groups[len(groups)-1] = append(groups[len(groups)-1], c)
+		}
+	}
+	failed := 0
+	for g, group := range groups {
+		var line []string
+		failedBatch := -1
+		for i, c := range group {
+			batch := bits.Len(uint(i+1)) - 1 // positions 0 | 1 2 | 3 4 5 6 | 7 ...
+			line = append(line, fmt.Sprintf("%s:%d", c.Name, c.Answered))
+			if failedBatch >= 0 && batch > failedBatch {
+				t.Errorf("reconcile %d: create %d (%s, batch %d) sent after a failed create in batch %d", g, i, c.Name, batch, failedBatch)
+			}
+			if c.Answered >= 300 && failedBatch < 0 {
+				failedBatch = batch
+				failed++
+			}
+		}
+		t.Logf("reconcile %d: %s", g, strings.Join(line, " "))
+	}
+	if failed == 0 {
+		t.Error("no create failed: the proxy's errors did not reach the controller")
+	}
+}
+
+// reconcileCount reads controller_runtime_reconcile_total (all results)
+// from the controller's metrics endpoint at address (-1 when it cannot).
+func reconcileCount(address string) float64 {
+	resp, err := http.Get("http://" + address + "/metrics")
+	if err != nil {
+		return -1
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	total := 0.0
+	for _, line := range strings.Split(string(body), "\n") {
+		if rest, ok := strings.CutPrefix(line, "controller_runtime_reconcile_total{"); ok {
+			var v float64
+			if _, err := fmt.Sscan(rest[strings.LastIndexByte(rest, ' ')+1:], &v); err == nil {
+				total += v
+			}
+		}
+	}
+	return total
+}
+
+// freeAddress returns a loopback address with a port free at the time.
+func freeAddress(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// noisyNeighbour writes a ConfigMap of the namespace over and over, as a
+// user that is not exempt from the max-in-flight filter either, until the
+// returned function is called (which returns how many writes succeeded).
+func (e *env) noisyNeighbour() (stop func() int) {
+	e.t.Helper()
+	cfg, err := e.cp.UserConfig("faults-noisy-neighbour", controllerGroupNoisy)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	cs := kubernetes.NewForConfigOrDie(cfg)
+	done := make(chan struct{})
+	count := make(chan int, 1)
+	go func() {
+		n := 0
+		for i := 0; ; i++ {
+			select {
+			case <-done:
+				count <- n
+				return
+			default:
+			}
+			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "noise", Namespace: e.ns}, Data: map[string]string{"i": fmt.Sprint(i)}}
+			if _, err := cs.CoreV1().ConfigMaps(e.ns).Update(e.t.Context(), cm, metav1.UpdateOptions{}); apierrors.IsNotFound(err) {
+				_, err = cs.CoreV1().ConfigMaps(e.ns).Create(e.t.Context(), cm, metav1.CreateOptions{})
+			} else if err == nil {
+				n++
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	return func() int {
+		close(done)
+		return <-count
+	}
+}

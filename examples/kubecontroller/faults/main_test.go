@@ -1,0 +1,100 @@
+package faults
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/clonecore/cloneset/examples/kubecontroller/controlplane"
+	"github.com/go-logr/logr"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+)
+
+// controllerBinary is the controller built by TestMain.
+var controllerBinary string
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+// run builds the controller, runs the tests and stops the shared control
+// plane (when a test started it).
+func run(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "cloneset-faults-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	controllerBinary = filepath.Join(dir, "clonesetcontroller")
+	build := exec.Command("go", "build", "-o", controllerBinary, "../cmd/clonesetcontroller")
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "faults: build the controller: %v\n%s", err, out)
+		return 1
+	}
+	ctrllog.SetLogger(logr.Discard()) // the control plane's clients are controller-runtime's
+	code := m.Run()
+	if shared.cp != nil {
+		if err := shared.cp.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			code = 1
+		}
+	}
+	return code
+}
+
+// shared is the control plane of the tests that need no API server flag
+// of their own; each test has a namespace of its own in it.
+var shared struct {
+	once sync.Once
+	cp   *controlplane.ControlPlane
+	err  error
+}
+
+// sharedControlPlane starts the shared control plane on first use.
+func sharedControlPlane(t *testing.T) *controlplane.ControlPlane {
+	t.Helper()
+	shared.once.Do(func() {
+		start := time.Now()
+		shared.cp, shared.err = controlplane.Start(context.Background(), controlPlaneOptions(nil))
+		if shared.err == nil {
+			shared.err = prepare(context.Background(), shared.cp)
+		}
+		t.Logf("shared control plane started in %s", time.Since(start).Round(time.Millisecond))
+	})
+	if shared.err != nil {
+		t.Fatal(shared.err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Log(shared.cp.LogTails(30))
+		}
+	})
+	return shared.cp
+}
+
+// ownControlPlane starts a control plane for t alone, with extra API server
+// flags.
+func ownControlPlane(t *testing.T, apiServerFlags []string) *controlplane.ControlPlane {
+	t.Helper()
+	cp := controlplane.StartForTest(t, controlPlaneOptions(apiServerFlags))
+	if err := prepare(t.Context(), cp); err != nil {
+		t.Fatal(err)
+	}
+	return cp
+}
+
+// The nodes of every control plane of these tests.
+const (
+	testNodes = 6
+	testZones = 3
+)
+
+func controlPlaneOptions(apiServerFlags []string) controlplane.Options {
+	return controlplane.Options{Nodes: testNodes, Zones: testZones, AuditPolicy: controlplane.AuditPolicyWrites, APIServerFlags: apiServerFlags}
+}
