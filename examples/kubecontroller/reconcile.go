@@ -203,17 +203,23 @@ func (r *Reconciler) expectations() *Expectations {
 // CloneSets (unstructured, of the reconciler's version) and the pods,
 // claims and revisions they own, with MaxConcurrentReconciles workers, and
 // registers the IndexOwner index (UseOwnerIndex) so that a reconcile reads
-// only the CloneSet's objects and the orphans from the cache, and
+// only the CloneSet's objects and the orphans from the cache (when it cannot,
+// for example when the API server's discovery fails, it logs why and the
+// reconciles list the whole namespace), and
 // records its events with the manager's recorder (unless Recorder is set or
 // this is a dry run). With Trigger set, its events ask for reconciles too.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Recorder == nil && !r.DryRun {
 		r.Recorder = mgr.GetEventRecorder(EventSource)
 	}
+	// The index needs the API server's discovery now; without it the
+	// reconciles list the whole namespace (and the manager's start will
+	// report the server).
 	if err := IndexByOwner(context.Background(), mgr.GetFieldIndexer()); err != nil {
-		return fmt.Errorf("owner index: %w", err)
+		mgr.GetLogger().Info("no owner index: each reconcile lists the whole namespace", "error", err.Error())
+	} else {
+		r.UseOwnerIndex = true
 	}
-	r.UseOwnerIndex = true
 	cs := &unstructured.Unstructured{}
 	cs.SetGroupVersionKind(r.gvk())
 	b := ctrl.NewControllerManagedBy(mgr).
