@@ -106,7 +106,7 @@ func scaleInDeleting(replicas int) userChange {
 	}
 }
 
-func must(t *testing.T, err error) {
+func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
@@ -150,7 +150,7 @@ var e2eScenarios = []e2eScenario{
 
 // harness is one cluster: the fake API server, the reconciler, the clock.
 type harness struct {
-	t      *testing.T
+	t      testing.TB
 	ctx    context.Context
 	now    time.Time
 	api    *apiServer

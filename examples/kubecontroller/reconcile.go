@@ -75,6 +75,13 @@ type Reconciler struct {
 	// requests and failures with it.
 	AfterReconcile func(req reconcile.Request, round Round, res reconcile.Result, err error)
 
+	// UseOwnerIndex lists the CloneSet's pods, claims and revisions
+	// through the IndexOwner field index (its own and the orphans) instead
+	// of the whole namespace. SetupWithManager registers the index and sets
+	// it; set it yourself only when Client reads from a cache where
+	// IndexByOwner registered the index.
+	UseOwnerIndex bool
+
 	// VerifyTracker also plans every round with clonesetcore.Plan on the
 	// converted objects and fails the round when the Tracker's plan differs
 	// (tests turn it on; it costs a whole plan).
@@ -195,11 +202,23 @@ func (r *Reconciler) expectations() *Expectations {
 // SetupWithManager registers the reconciler with a manager: it watches the
 // CloneSets (unstructured, of the reconciler's version) and the pods,
 // claims and revisions they own, with MaxConcurrentReconciles workers, and
+// registers the IndexOwner index (UseOwnerIndex) so that a reconcile reads
+// only the CloneSet's objects and the orphans from the cache (when it cannot,
+// for example when the API server's discovery fails, it logs why and the
+// reconciles list the whole namespace), and
 // records its events with the manager's recorder (unless Recorder is set or
 // this is a dry run). With Trigger set, its events ask for reconciles too.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Recorder == nil && !r.DryRun {
 		r.Recorder = mgr.GetEventRecorder(EventSource)
+	}
+	// The index needs the API server's discovery now; without it the
+	// reconciles list the whole namespace (and the manager's start will
+	// report the server).
+	if err := IndexByOwner(context.Background(), mgr.GetFieldIndexer()); err != nil {
+		mgr.GetLogger().Info("no owner index: each reconcile lists the whole namespace", "error", err.Error())
+	} else {
+		r.UseOwnerIndex = true
 	}
 	cs := &unstructured.Unstructured{}
 	cs.SetGroupVersionKind(r.gvk())
@@ -360,26 +379,28 @@ func samePlan(scn *model.Scenario, plan *clonesetcore.Result) error {
 	return nil
 }
 
-// List reads the CloneSet's objects: the pods, claims and revisions of its
-// namespace (revisions: those it controls, and orphans its selector
-// matches) and the nodes. A production controller would list pods and
-// claims through a cache index on the owner; the whole namespace keeps this
-// example short.
+// List reads the CloneSet's objects: its pods, claims and revisions (those
+// it controls, and orphans; revisions only when its selector matches them)
+// and the nodes. With UseOwnerIndex the pods, claims and revisions come
+// through the IndexOwner index (the CloneSet's uid, then the orphans);
+// without it, from a list of the whole namespace. The nodes are all listed:
+// the planner reads only the nodes of the pods, and the conversion cache
+// converts only the nodes that changed.
 func (r *Reconciler) List(ctx context.Context, cs *unstructured.Unstructured) (Objects, error) {
 	objs := Objects{CloneSet: cs}
-	ns := client.InNamespace(cs.GetNamespace())
-	var pods corev1.PodList
-	if err := r.Client.List(ctx, &pods, ns); err != nil {
+	ns, uid := cs.GetNamespace(), string(cs.GetUID())
+	var pods, orphanPods corev1.PodList
+	if err := r.listOwned(ctx, ns, uid, &pods, &orphanPods, func() { pods.Items = append(pods.Items, orphanPods.Items...) }); err != nil {
 		return objs, err
 	}
 	objs.Pods = pods.Items
-	var pvcs corev1.PersistentVolumeClaimList
-	if err := r.Client.List(ctx, &pvcs, ns); err != nil {
+	var pvcs, orphanPVCs corev1.PersistentVolumeClaimList
+	if err := r.listOwned(ctx, ns, uid, &pvcs, &orphanPVCs, func() { pvcs.Items = append(pvcs.Items, orphanPVCs.Items...) }); err != nil {
 		return objs, err
 	}
 	objs.PVCs = pvcs.Items
-	var revs appsv1.ControllerRevisionList
-	if err := r.Client.List(ctx, &revs, ns); err != nil {
+	var revs, orphanRevs appsv1.ControllerRevisionList
+	if err := r.listOwned(ctx, ns, uid, &revs, &orphanRevs, func() { revs.Items = append(revs.Items, orphanRevs.Items...) }); err != nil {
 		return objs, err
 	}
 	sel := selectorOf(cs)
