@@ -88,7 +88,11 @@
 // kwok runs with the Stage documents of Stages() only (written for this
 // package from the kwok Stage API) and manages the nodes this package
 // creates (annotation kwok.x-k8s.io/node=fake); it renews their leases in
-// kube-node-lease.
+// kube-node-lease. kube-controller-manager waits five minutes for a renewal
+// (--node-monitor-grace-period, 50 s by default) before it marks a node and
+// its pods not Ready: on a loaded machine kwok renews late, and a pod made
+// not Ready by the node lifecycle controller would be counted against the
+// CloneSet controller's budgets.
 //
 //   - Nodes: a node that is not Ready is initialized (the usual conditions,
 //     Ready True, its addresses, allocatable = capacity); a Ready node has

@@ -79,7 +79,7 @@ var cloneSets = schema.GroupVersionResource{Group: "apps.kruise.io", Version: "v
 
 // env is one test's namespace on a control plane, with a watch on its pods.
 type env struct {
-	t    *testing.T
+	t    testing.TB
 	cp   *controlplane.ControlPlane
 	ns   string
 	cs   kubernetes.Interface
@@ -93,7 +93,7 @@ var namespaceCount struct {
 }
 
 // newEnv creates a namespace for t and starts watching its pods.
-func newEnv(t *testing.T, cp *controlplane.ControlPlane) *env {
+func newEnv(t testing.TB, cp *controlplane.ControlPlane) *env {
 	t.Helper()
 	namespaceCount.Lock()
 	namespaceCount.n++
@@ -223,14 +223,20 @@ const convergeTimeout = time.Minute
 // all ready and of image. It returns the time since start.
 func (e *env) waitConverged(name string, replicas int, image string, start time.Time) time.Duration {
 	e.t.Helper()
-	deadline := time.Now().Add(convergeTimeout)
+	return e.waitConvergedWithin(name, replicas, image, start, convergeTimeout)
+}
+
+// waitConvergedWithin is waitConverged with a timeout of its own.
+func (e *env) waitConvergedWithin(name string, replicas int, image string, start time.Time, timeout time.Duration) time.Duration {
+	e.t.Helper()
+	deadline := time.Now().Add(timeout)
 	var last string
 	for {
 		if last = e.converged(name, replicas, image); last == "" {
 			return time.Since(start)
 		}
 		if time.Now().After(deadline) {
-			e.t.Fatalf("CloneSet %s/%s has not converged after %s: %s", e.ns, name, convergeTimeout, last)
+			e.t.Fatalf("CloneSet %s/%s has not converged after %s: %s", e.ns, name, timeout, last)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -313,7 +319,49 @@ func (e *env) verdict(fault, cloneSet string, start time.Time, converged time.Du
 	for _, v := range violations {
 		e.t.Error("budget: " + v)
 	}
+	e.logHistory()
 	return writes
+}
+
+// logHistory logs the pod events that led to the first budget violation,
+// and the writes in the namespace in the same seconds, from the audit log:
+// the controller processes' writes and everyone's writes of pods (nothing
+// when no budget was broken).
+func (e *env) logHistory() {
+	e.t.Helper()
+	history := e.pods.historyBeforeViolation()
+	if len(history) == 0 {
+		return
+	}
+	lines := make([]string, len(history))
+	for i, h := range history {
+		lines[i] = h.line
+	}
+	e.t.Logf("the pod events before the first budget violation:\n%s", strings.Join(lines, "\n"))
+	events, err := e.cp.AuditEvents()
+	if err != nil {
+		e.t.Log(err)
+		return
+	}
+	lines = lines[:0]
+	for _, ev := range events {
+		ref := ev.ObjectRef
+		// Every user's writes of the pods (kube-controller-manager's node
+		// lifecycle controller marks the pods of a node it believes lost
+		// not Ready; kwok writes their status), the controllers' of the rest.
+		if ref == nil || ref.Namespace != e.ns || ref.Resource != "pods" && !slices.Contains(ev.User.Groups, controllerGroup) || ev.RequestReceivedTimestamp.Before(history[0].at.Add(-time.Second)) {
+			continue
+		}
+		what := ref.Resource
+		if ref.Subresource != "" {
+			what += "/" + ref.Subresource
+		}
+		lines = append(lines, fmt.Sprintf("%s %s %s %s %s %d", ev.RequestReceivedTimestamp.Format("15:04:05.000"), ev.User.Username, ev.Verb, what, ref.Name, ev.Code()))
+		if len(lines) == 3*historyLength {
+			break
+		}
+	}
+	e.t.Logf("the writes from a second before those events (audit log):\n%s", strings.Join(lines, "\n"))
 }
 
 // waitEvent waits for an event of reason about the CloneSet name.

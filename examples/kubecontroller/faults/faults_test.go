@@ -368,7 +368,7 @@ func TestFaultLeaderKilled(t *testing.T) {
 // failed one. No write is lost: the scale-out ends with every pod, and the
 // pod whose response was lost is not created twice.
 func TestFaultThrottledWithErrors(t *testing.T) {
-	cp := ownControlPlane(t, []string{"--enable-priority-and-fairness=false", "--max-mutating-requests-inflight=1"})
+	cp := ownControlPlane(t, controlPlaneOptions([]string{"--enable-priority-and-fairness=false", "--max-mutating-requests-inflight=1"}))
 	e := newEnv(t, cp)
 	metrics := freeAddress(t)
 	creates := 0
@@ -474,7 +474,7 @@ func reconcileCount(address string) float64 {
 }
 
 // freeAddress returns a loopback address with a port free at the time.
-func freeAddress(t *testing.T) string {
+func freeAddress(t testing.TB) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -57,7 +57,7 @@ var shared struct {
 }
 
 // sharedControlPlane starts the shared control plane on first use.
-func sharedControlPlane(t *testing.T) *controlplane.ControlPlane {
+func sharedControlPlane(t testing.TB) *controlplane.ControlPlane {
 	t.Helper()
 	shared.once.Do(func() {
 		start := time.Now()
@@ -78,11 +78,11 @@ func sharedControlPlane(t *testing.T) *controlplane.ControlPlane {
 	return shared.cp
 }
 
-// ownControlPlane starts a control plane for t alone, with extra API server
-// flags.
-func ownControlPlane(t *testing.T, apiServerFlags []string) *controlplane.ControlPlane {
+// ownControlPlane starts a control plane for t alone, with opts (see
+// controlPlaneOptions), and prepares it as the shared one.
+func ownControlPlane(t testing.TB, opts controlplane.Options) *controlplane.ControlPlane {
 	t.Helper()
-	cp := controlplane.StartForTest(t, controlPlaneOptions(apiServerFlags))
+	cp := controlplane.StartForTest(t, opts)
 	if err := prepare(t.Context(), cp); err != nil {
 		t.Fatal(err)
 	}

@@ -31,7 +31,7 @@ import (
 // the request until released, to answer an error without forwarding, or to
 // forward and then answer an error (the write done, its response lost).
 type proxy struct {
-	t       *testing.T
+	t       testing.TB
 	server  *httptest.Server
 	forward *httputil.ReverseProxy
 

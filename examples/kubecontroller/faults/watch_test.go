@@ -32,7 +32,20 @@ type podWatcher struct {
 	events     int
 	relists    int // watches that could not resume and listed again (events in between unseen)
 	triggers   []*trigger
+	// recent are the last historyLength events, a line each; history is
+	// recent as it was at the first violation (to tell what led to it).
+	recent, history []seenEvent
 }
+
+// seenEvent is one event the watcher saw, as a line.
+type seenEvent struct {
+	at   time.Time
+	line string
+}
+
+// historyLength is how many events before the first budget violation the
+// watcher keeps to report.
+const historyLength = 60
 
 // watchedPod is what the watcher keeps of a pod.
 type watchedPod struct {
@@ -76,7 +89,7 @@ func (c podCounts) String() string {
 
 // watchPods lists the pods of ns and follows them until t ends, resuming
 // the watch across API server and etcd restarts.
-func watchPods(t *testing.T, cs kubernetes.Interface, ns string) *podWatcher {
+func watchPods(t testing.TB, cs kubernetes.Interface, ns string) *podWatcher {
 	t.Helper()
 	w := &podWatcher{pods: map[string]watchedPod{}, budgets: map[string]budget{}, lowest: map[string]int{}, highest: map[string]int{}}
 	rv, err := w.relist(t.Context(), cs, ns)
@@ -167,7 +180,11 @@ func (w *podWatcher) apply(typ watch.EventType, p *corev1.Pod) {
 	}
 	cloneSet := p.Labels["app"]
 	counts := w.countLocked(cloneSet)
+	w.remember(typ, p, counts)
 	if b, ok := w.budgets[cloneSet]; ok {
+		if (counts.active > b.maxActive || counts.ready < b.minReady) && w.history == nil {
+			w.history = slices.Clone(w.recent)
+		}
 		if counts.active > b.maxActive {
 			w.violations = append(w.violations, fmt.Sprintf("%s %s %s: %s, above %d (replicas + maxSurge)", typ, p.Name, cloneSet, counts, b.maxActive))
 		}
@@ -185,6 +202,26 @@ func (w *podWatcher) apply(typ watch.EventType, p *corev1.Pod) {
 			go tr.fire(counts)
 		}
 	}
+}
+
+// remember adds the event to the recent ones: when, what, the pod's image,
+// readiness, InPlaceUpdateReady condition and resourceVersion, and the
+// counts after it. w.mu is held.
+func (w *podWatcher) remember(typ watch.EventType, p *corev1.Pod, counts podCounts) {
+	st := podState(p)
+	gate := "-"
+	for _, c := range p.Status.Conditions {
+		if c.Type == "InPlaceUpdateReady" {
+			gate = string(c.Status)
+		}
+	}
+	now := time.Now()
+	line := fmt.Sprintf("%s %s %s rv=%s image=%s ready=%t inPlaceUpdateReady=%s terminating=%t => %s",
+		now.Format("15:04:05.000"), typ, p.Name, p.ResourceVersion, st.image, st.ready, gate, st.terminating, counts)
+	if len(w.recent) == historyLength {
+		w.recent = append(w.recent[:0], w.recent[1:]...)
+	}
+	w.recent = append(w.recent, seenEvent{at: now, line: line})
 }
 
 // podState is what the watcher keeps of p.
@@ -248,6 +285,14 @@ func (w *podWatcher) when(cloneSet string, cond func(podCounts) bool, fire func(
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.triggers = append(w.triggers, &trigger{cloneSet: cloneSet, cond: cond, fire: fire})
+}
+
+// historyBeforeViolation returns the events that led to the first budget
+// violation (nil when there was none).
+func (w *podWatcher) historyBeforeViolation() []seenEvent {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.history)
 }
 
 // result returns the budget violations seen so far, the extremes seen under
