@@ -1,4 +1,4 @@
-// Package faults holds tests, no API: the reference controller
+// Package faults holds tests and a benchmark, no API: the reference controller
 // (cmd/clonesetcontroller, run as a real process) rolls CloneSets out on a
 // real control plane (package controlplane) while a fault happens, and the
 // tests prove, from witnesses outside the controller, that nothing was lost
@@ -36,6 +36,17 @@
 //
 // where N is the time from the start of the rollout. docs/reliability.md
 // ("On a real control plane") has the table of what the controller did.
+//
+// The same harness measures the controller at size: BenchmarkRollout rolls
+// 1,000 pods out on 50 kwok nodes (scale out, an in-place image update with
+// maxUnavailable 10 %, a recreate update with maxSurge 10 %, a scale-in) and
+// reports per step the wall time, reconciles, audited writes, and the CPU
+// time and peak memory of the controller process and of kube-apiserver
+// (scripts/bench-controlplane.sh runs it); TestRollout100Pods runs the same
+// rollout at 100 pods with the tests, checking the same witnesses, and
+// prints
+//
+//	rollout 100 pods <step> <wall>s wall, <n> reconciles, <n> writes (...), CPU ..., peak memory ...
 //
 // The tests need the control plane's binaries (go run ./cmd/controlplane
 // build) and build the controller once per run of the package.
