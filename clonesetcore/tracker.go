@@ -476,8 +476,22 @@ func (t *Tracker) DeleteNode(name string) {
 // differences: objects the Tracker already holds (the same pointer) are not
 // read again. It suits a controller that lists objects instead of watching
 // them. The objects s sets aside are named in the plans' notes, as Plan
-// names them; s.Now and s.Description are not used.
+// names them; s.Now and s.Description are not used. Sync is SyncExceptNodes
+// followed by the same differences for the nodes.
 func (t *Tracker) Sync(s *model.Scenario) {
+	t.SyncExceptNodes(s)
+	syncObjects(&t.nodes, s.Nodes, func(n *model.Node) string { return n.Name }, t.SetNode, t.DeleteNode)
+}
+
+// SyncExceptNodes is Sync without the nodes: the Tracker holds exactly the
+// CloneSet, pods, PVCs, revisions and set-aside objects of s, its gates and
+// controller flags, and keeps the nodes it holds, whatever s.Nodes holds
+// (it is not read). It suits a controller that lists a CloneSet's objects
+// on each reconcile but keeps the nodes, which all CloneSets share, from
+// events: it tells the Tracker of them with SetNode and DeleteNode, so that
+// a reconcile costs the node changes since the last one rather than a pass
+// over every node.
+func (t *Tracker) SyncExceptNodes(s *model.Scenario) {
 	t.SetSetAside(s.SetAside)
 	t.SetGates(s.Gates)
 	t.SetController(s.Controller)
@@ -508,7 +522,6 @@ func (t *Tracker) Sync(s *model.Scenario) {
 	}
 	syncObjects(&t.pvcs, s.PVCs, func(c *model.PVC) string { return c.Name }, t.SetPVC, t.DeletePVC)
 	syncObjects(&t.revisions, s.Revisions, func(r *model.Revision) string { return r.Name }, t.SetRevision, t.DeleteRevision)
-	syncObjects(&t.nodes, s.Nodes, func(n *model.Node) string { return n.Name }, t.SetNode, t.DeleteNode)
 }
 
 func syncObjects[T comparable](o *objects[T], list []T, name func(T) string, set func(T), del func(string)) {

@@ -56,3 +56,31 @@ func ExampleTracker() {
 	// UpdatePodInPlace sample-a sample-1 -> sample-2
 	// after sample-a is gone: scaleUp 1, 2 pods
 }
+
+// ExampleTracker_SyncExceptNodes keeps the nodes of a Tracker from events
+// (SetNode, DeleteNode) while the CloneSet's own objects are listed on each
+// reconcile: SyncExceptNodes takes the listed objects and leaves the nodes as
+// the events made them.
+func ExampleTracker_SyncExceptNodes() {
+	scn, err := manifest.LoadBytes([]byte(exampleScenario), "example.yaml")
+	if err != nil {
+		log.Fatal(err)
+	}
+	tr := clonesetcore.NewTracker(scn.Gates, scn.Controller)
+	// Node events, from the informer.
+	tr.SetNode(&model.Node{Name: "node-1", Labels: map[string]string{"topology.kubernetes.io/zone": "a"}})
+	tr.SetNode(&model.Node{Name: "node-2", Labels: map[string]string{"topology.kubernetes.io/zone": "b"}})
+	tr.DeleteNode("node-1")
+	// A reconcile: the CloneSet, pods and revisions listed, no node.
+	listed := *scn
+	listed.Nodes = nil
+	tr.SyncExceptNodes(&listed)
+	s := tr.Scenario(scn.Now)
+	fmt.Printf("%d pods, nodes:", len(s.Pods))
+	for _, n := range s.Nodes {
+		fmt.Printf(" %s", n.Name)
+	}
+	fmt.Println()
+	// Output:
+	// 3 pods, nodes: node-2
+}

@@ -297,9 +297,10 @@ func mutateCloneSet(src source, cs, other *model.CloneSet, pods []*model.Pod) *m
 // checkTrackerEvents feeds a Tracker the objects of a in an order drawn
 // from src, then a drawn sequence of events (pods, PVCs, revisions and nodes
 // of a or b set or deleted, pods and the CloneSet changed, plans in
-// between), then the events that lead to the objects of b (by Sync or one
-// event at a time, in a drawn order); every plan along the way must equal
-// Plan on the Tracker's objects, and the last one Plan(b).
+// between), then the events that lead to the objects of b (by Sync, one
+// event at a time in a drawn order, or SyncExceptNodes with node events as
+// a controller that keeps the nodes from events does); every plan along the
+// way must equal Plan on the Tracker's objects, and the last one Plan(b).
 func checkTrackerEvents(t fatalf, src source, a, b *model.Scenario) {
 	t.Helper()
 	// Labels for the priority strategies of mutateCloneSet.
@@ -431,10 +432,12 @@ func checkTrackerEvents(t fatalf, src source, a, b *model.Scenario) {
 		}
 	}
 	trackerPlanJSON(t, tr, now, "after the events")
-	// Converge to b.
-	if src.intn("sync", 2) == 0 {
+	// Converge to b: by Sync, one event at a time, or as a controller that
+	// lists a CloneSet's objects and keeps the nodes from events.
+	switch src.intn("sync", 3) {
+	case 0:
 		tr.Sync(b)
-	} else {
+	case 1:
 		tr.SetGates(b.Gates)
 		tr.SetController(b.Controller)
 		tr.SetSetAside(b.SetAside)
@@ -442,6 +445,8 @@ func checkTrackerEvents(t fatalf, src source, a, b *model.Scenario) {
 		for _, j := range drawPerm(src, "converge", len(evs)) {
 			evs[j].apply(tr)
 		}
+	default:
+		syncExceptNodes(t, src, tr, a, b, now)
 	}
 	got := trackerPlanJSON(t, tr, b.Now, "on the second world")
 	bb := *b // the Tracker names the objects b sets aside, as Plan does
@@ -454,6 +459,49 @@ func checkTrackerEvents(t fatalf, src source, a, b *model.Scenario) {
 			t.Fatalf("Tracker.Plan after the events differs from Plan on the second world:\n%s", cmp.Diff(string(jw), string(got)))
 		}
 	}
+}
+
+// syncExceptNodes takes tr to the objects of b as a controller that keeps
+// the nodes from events does: SyncExceptNodes on b with nodes of its own
+// (none, a's or b's: they must not be read; the nodes tr holds must stay as
+// they are), and the node events that lead from the nodes tr holds to b's,
+// in a drawn order, before or after it.
+func syncExceptNodes(t fatalf, src source, tr *clonesetcore.Tracker, a, b *model.Scenario, now time.Time) {
+	t.Helper()
+	listed := *b
+	switch src.intn("listedNodes", 3) {
+	case 0:
+		listed.Nodes = nil
+	case 1:
+		listed.Nodes = a.Nodes
+	}
+	evs := converge(&model.Scenario{Nodes: tr.Scenario(now).Nodes}, &model.Scenario{Nodes: b.Nodes})
+	nodeEvents := func() {
+		for _, j := range drawPerm(src, "nodeEvents", len(evs)) {
+			evs[j].apply(tr)
+		}
+	}
+	before := src.intn("nodeEventsAfter", 2) == 0
+	if before {
+		nodeEvents()
+	}
+	held := tr.Scenario(now).Nodes
+	tr.SyncExceptNodes(&listed)
+	if after := tr.Scenario(now).Nodes; !slices.Equal(after, held) {
+		t.Fatalf("SyncExceptNodes changed the nodes: %s, then %s", nodeNames(held), nodeNames(after))
+	}
+	if !before {
+		nodeEvents()
+	}
+}
+
+// nodeNames returns the names of nodes.
+func nodeNames(nodes []*model.Node) []string {
+	var out []string
+	for _, n := range nodes {
+		out = append(out, n.Name)
+	}
+	return out
 }
 
 // uniqueNames reports whether no two objects of a kind share a name in s
@@ -513,7 +561,8 @@ const trackerRounds = 50
 // changing, CloneSet
 // changes of replicas, template, podsToDelete, minReadySeconds, strategy and
 // selector, PVCs, revisions and nodes going, the clock moving), then of the
-// differences that lead to b, plans at every step exactly as Plan on the
+// differences that lead to b (Sync, events, or SyncExceptNodes and node
+// events), plans at every step exactly as Plan on the
 // same objects, and at the end exactly as Plan(b).
 func TestTrackerMatchesPlan(t *testing.T) {
 	rounds := trackerRounds

@@ -26,10 +26,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
-// fixedListWatch serves one list and a watch that never sends: an informer
-// over it holds the list, as an informer cache at rest does.
+// fixedListWatch serves one list and a watch that never sends (or, when
+// set, watcher: the test sends its events): an informer over it holds the
+// list, as an informer cache at rest does.
 type fixedListWatch struct {
-	list runtime.Object
+	list    runtime.Object
+	watcher watch.Interface
 }
 
 func (f fixedListWatch) List(metav1.ListOptions) (runtime.Object, error) {
@@ -37,6 +39,9 @@ func (f fixedListWatch) List(metav1.ListOptions) (runtime.Object, error) {
 }
 
 func (f fixedListWatch) Watch(metav1.ListOptions) (watch.Interface, error) {
+	if f.watcher != nil {
+		return f.watcher, nil
+	}
 	return watch.NewFake(), nil
 }
 
@@ -61,9 +66,10 @@ func (c cachedClient) List(ctx context.Context, list client.ObjectList, opts ...
 
 // filledCache starts a controller-runtime informer cache holding objs (the
 // CloneSet, n pods, its claims, revisions and nodes), with the IndexOwner
-// index registered, and waits for it to sync. The cache stops with the
-// benchmark.
-func filledCache(b *testing.B, objs Objects) cache.Cache {
+// index registered, and waits for it to sync. The Node informer's watch is
+// nodeWatch when not nil (the test sends node events on it), silent
+// otherwise. The cache stops with the test.
+func filledCache(b testing.TB, objs Objects, nodeWatch watch.Interface) cache.Cache {
 	b.Helper()
 	scheme := testScheme()
 	mapper := meta.NewDefaultRESTMapper(nil)
@@ -94,7 +100,11 @@ func filledCache(b *testing.B, objs Objects) cache.Cache {
 	c, err := cache.New(&rest.Config{Host: "http://127.0.0.1:1"}, cache.Options{
 		Scheme: scheme, Mapper: mapper, HTTPClient: http.DefaultClient,
 		NewInformer: func(_ toolscache.ListerWatcher, obj runtime.Object, resync time.Duration, idx toolscache.Indexers) toolscache.SharedIndexInformer {
-			return toolscache.NewSharedIndexInformer(fixedListWatch{list: lists(obj)}, obj, resync, idx)
+			lw := fixedListWatch{list: lists(obj)}
+			if _, ok := obj.(*corev1.Node); ok {
+				lw.watcher = nodeWatch
+			}
+			return toolscache.NewSharedIndexInformer(lw, obj, resync, idx)
 		},
 	})
 	if err != nil {
@@ -122,11 +132,15 @@ func filledCache(b *testing.B, objs Objects) cache.Cache {
 // restingWorld is a CloneSet of restingSeed pods brought to rest on the
 // fake API server of TestEndToEnd (the Reconciler creates the pods, the
 // harness schedules them on three nodes and plays the kubelet), as the
-// server then holds it, with the three nodes.
-func restingWorld(b *testing.B) Objects {
+// server then holds it, with the three nodes; the CloneSet is csJSON
+// (baseCloneSet(restingSeed, inPlace, "") when empty).
+func restingWorld(b testing.TB, csJSON string) Objects {
 	b.Helper()
+	if csJSON == "" {
+		csJSON = baseCloneSet(restingSeed, inPlace, "")
+	}
 	h := &harness{t: b, ctx: context.Background(), now: e2eStart, waiting: map[string]int{}}
-	h.api = newAPIServer(func() time.Time { return h.now }, unstructuredFrom(b, baseCloneSet(restingSeed, inPlace, "")))
+	h.api = newAPIServer(func() time.Time { return h.now }, unstructuredFrom(b, csJSON))
 	h.rec = &Reconciler{Client: h.api, Now: func() time.Time { return h.now }}
 	h.req = reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "default", Name: "web"}}
 	h.converge(100)
@@ -143,12 +157,16 @@ func restingWorld(b *testing.B) Objects {
 // restingSeed is the number of pods restingWorld brings to rest.
 const restingSeed = 6
 
-// restingObjects is restingWorld grown to n pods: each pod copied under a
-// name, uid and instance id of its own, the CloneSet's replicas and status
-// counts set to n (what a rest at n pods shows).
-func restingObjects(b *testing.B, n int) Objects {
+// restingObjects is restingWorld (of csJSON) grown to n pods: each pod
+// copied under a name, uid and instance id of its own and put on node
+// node(i) (node-0, node-1 and node-2 in turn when nil), the CloneSet's
+// replicas and status counts set to n (what a rest at n pods shows).
+func restingObjects(b testing.TB, csJSON string, n int, node func(i int) string) Objects {
 	b.Helper()
-	objs := restingWorld(b)
+	if node == nil {
+		node = func(i int) string { return fmt.Sprintf("node-%d", i%3) }
+	}
+	objs := restingWorld(b, csJSON)
 	seed := objs.Pods
 	objs.Pods = make([]corev1.Pod, 0, n)
 	for i := range n {
@@ -157,7 +175,7 @@ func restingObjects(b *testing.B, n int) Objects {
 		p.Name = "web-" + id
 		p.UID = types.UID("uid-" + p.Name)
 		p.Labels[model.LabelInstanceID] = id
-		p.Spec.NodeName = fmt.Sprintf("node-%d", i%3)
+		p.Spec.NodeName = node(i)
 		objs.Pods = append(objs.Pods, p)
 	}
 	must(b, unstructured.SetNestedField(objs.CloneSet.Object, int64(n), "spec", "replicas"))
@@ -170,46 +188,73 @@ func restingObjects(b *testing.B, n int) Objects {
 }
 
 // BenchmarkReconcile measures one reconcile of a CloneSet at rest with
-// 1,000 and 10,000 pods against a filled controller-runtime informer cache
-// read through the IndexOwner index: list from the cache, convert (only what
-// changed: nothing), plan, build the requests. The Reconciler is a dry run,
-// so nothing could be sent; requests/op says how many the plan holds. It
-// reports p50 and p99 of the reconciles it timed.
+// 1,000 and 10,000 pods, spread over a node per 10 pods (100 and 1,000 nodes
+// with a cluster's labels and status: clusterNodes), against a filled
+// controller-runtime informer cache read through the IndexOwner index:
+// list from the cache, convert (only what changed: nothing), plan, build the
+// requests. from=events is the Reconciler as SetupWithManager builds it:
+// the nodes come from a NodeStore on the cache's Node informer (at rest no
+// node changes, so a reconcile reads no node); from=list is a Reconciler
+// without a store, which lists (deep copies) every node each reconcile and
+// looks each up in its conversion cache. The Reconciler is a dry run, so
+// nothing could be sent; requests/op says how many the plan holds and
+// node-lists/op how many lists of nodes a reconcile made. It reports p50
+// and p99 of the reconciles it timed, and cpu-ms/op, the process's CPU time
+// (user and system, the garbage collector's included) per reconcile, less
+// sensitive than wall time to the other processes of a shared machine.
 func BenchmarkReconcile(b *testing.B) {
 	for _, n := range []int{1000, 10000} {
-		b.Run(fmt.Sprintf("pods=%d", n), func(b *testing.B) {
-			objs := restingObjects(b, n)
-			c := filledCache(b, objs)
-			r := &Reconciler{
-				Client: cachedClient{Client: fake.NewClientBuilder().WithScheme(testScheme()).Build(), reader: c},
-				Now:    func() time.Time { return convNow }, DryRun: true, UseOwnerIndex: true,
-				Logf: func(string, ...any) {},
-			}
-			req := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: objs.CloneSet.GetNamespace(), Name: objs.CloneSet.GetName()}}
-			ctx := context.Background()
-			if _, err := r.Reconcile(ctx, req); err != nil { // converts everything once
-				b.Fatal(err)
-			}
-			if r.Last.Plan == nil || r.Last.Plan.Status.Replicas != int32(n) {
-				b.Fatalf("the first reconcile did not plan %d pods: %+v", n, r.Last)
-			}
-			times := make([]time.Duration, 0, b.N)
-			requests := 0
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				start := time.Now()
-				if _, err := r.Reconcile(ctx, req); err != nil {
+		nodes := n / 10
+		for _, from := range []string{"events", "list"} {
+			b.Run(fmt.Sprintf("pods=%d/nodes=%d/from=%s", n, nodes, from), func(b *testing.B) {
+				objs := restingObjects(b, "", n, func(i int) string { return fmt.Sprintf("node-%04d", i%nodes) })
+				objs.Nodes = clusterNodes(nodes)
+				c := filledCache(b, objs, nil)
+				ctx := context.Background()
+				counter := &nodeListCounter{Client: cachedClient{Client: fake.NewClientBuilder().WithScheme(testScheme()).Build(), reader: c}}
+				r := &Reconciler{
+					Client: counter,
+					Now:    func() time.Time { return convNow }, DryRun: true, UseOwnerIndex: true,
+					Logf: func(string, ...any) {},
+				}
+				if from == "events" {
+					store, err := WatchNodes(ctx, c)
+					if err != nil {
+						b.Fatal(err)
+					}
+					waitFor(b, "the node store to sync", store.HasSynced)
+					r.Nodes = store
+				}
+				req := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: objs.CloneSet.GetNamespace(), Name: objs.CloneSet.GetName()}}
+				if _, err := r.Reconcile(ctx, req); err != nil { // converts everything once
 					b.Fatal(err)
 				}
-				times = append(times, time.Since(start))
-				requests += len(r.Last.Outcomes)
-			}
-			b.StopTimer()
-			slices.Sort(times)
-			b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "p50-ms")
-			b.ReportMetric(float64(times[(len(times)*99)/100].Microseconds())/1000, "p99-ms")
-			b.ReportMetric(float64(requests)/float64(b.N), "requests/op")
-		})
+				if r.Last.Plan == nil || r.Last.Plan.Status.Replicas != int32(n) {
+					b.Fatalf("the first reconcile did not plan %d pods: %+v", n, r.Last)
+				}
+				counter.lists.Store(0)
+				times := make([]time.Duration, 0, b.N)
+				requests := 0
+				b.ReportAllocs()
+				b.ResetTimer()
+				cpu := processCPUTime()
+				for i := 0; i < b.N; i++ {
+					start := time.Now()
+					if _, err := r.Reconcile(ctx, req); err != nil {
+						b.Fatal(err)
+					}
+					times = append(times, time.Since(start))
+					requests += len(r.Last.Outcomes)
+				}
+				cpu = processCPUTime() - cpu
+				b.StopTimer()
+				slices.Sort(times)
+				b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "p50-ms")
+				b.ReportMetric(float64(times[(len(times)*99)/100].Microseconds())/1000, "p99-ms")
+				b.ReportMetric(float64(requests)/float64(b.N), "requests/op")
+				b.ReportMetric(float64(counter.lists.Load())/float64(b.N), "node-lists/op")
+				b.ReportMetric(float64(cpu)/1e6/float64(b.N), "cpu-ms/op")
+			})
+		}
 	}
 }

@@ -8,8 +8,11 @@
 //
 // One reconcile (Reconciler.Reconcile):
 //
-//  1. reads the CloneSet and lists its pods, claims and revisions and the
-//     nodes from the client (the manager's cache);
+//  1. reads the CloneSet and lists its pods, claims and revisions from the
+//     client (the manager's cache); the nodes come from a NodeStore fed by
+//     the cache's Node informer (only the changes since the CloneSet's
+//     previous reconcile reach its Tracker), or are listed too until the
+//     store has synced or when there is none;
 //  2. checks the expectations (package expectations of the library): a pod
 //     or claim it created or deleted, or a pod it patched, that the cache
 //     does not show yet blocks the round, which is requeued;
@@ -18,7 +21,8 @@
 //     the revisions' templates through the library's own field rules,
 //     manifest.DecodeCloneSetTree and DecodeTemplateTree, with no text in
 //     between; only objects whose resourceVersion changed, with a
-//     ConversionCache) and plans with the CloneSet's clonesetcore.Tracker;
+//     ConversionCache; nodes once per change, in the NodeStore) and plans
+//     with the CloneSet's clonesetcore.Tracker;
 //  4. turns the plan into API requests (requests.Build) and sends them in
 //     order (Sender): creates batch by batch, stopping after a batch with a
 //     failure; patches with their patch types and preconditions; deletes

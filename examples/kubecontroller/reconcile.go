@@ -82,9 +82,19 @@ type Reconciler struct {
 	// IndexByOwner registered the index.
 	UseOwnerIndex bool
 
+	// Nodes, once it has synced (NodeStore.HasSynced), gives the reconciles
+	// the nodes: each CloneSet's Tracker is told only of the node changes
+	// since its previous reconcile (of every node when it is new or fell out
+	// of the store's change log) instead of a list of every node. Node
+	// events ask for no reconcile. SetupWithManager sets it (WatchNodes on
+	// the manager's cache); without it, or before it synced, every reconcile
+	// lists the nodes.
+	Nodes *NodeStore
+
 	// VerifyTracker also plans every round with clonesetcore.Plan on the
-	// converted objects and fails the round when the Tracker's plan differs
-	// (tests turn it on; it costs a whole plan).
+	// converted objects (with the nodes of Nodes, when they come from it)
+	// and fails the round when the Tracker's plan differs (tests turn it on;
+	// it costs a whole plan).
 	VerifyTracker bool
 
 	// mu guards tracked (the state kept per CloneSet between rounds), Last
@@ -114,12 +124,19 @@ const (
 
 // trackedCloneSet is what the Reconciler keeps per CloneSet: the objects
 // converted in earlier rounds and the incremental planner fed with them,
-// and the refusal last reported (so that a refused CloneSet gets one event
-// per change, not one per reconcile).
+// where its nodes stand in the NodeStore's change log, and the refusal last
+// reported (so that a refused CloneSet gets one event per change, not one
+// per reconcile).
 type trackedCloneSet struct {
 	cache   *ConversionCache
 	tracker *clonesetcore.Tracker
-	refused string
+	// nodesAt is the NodeStore sequence whose changes the Tracker holds,
+	// when nodesFromStore; nodesFromStore is false while the Tracker holds
+	// none of the store's nodes (a new CloneSet, or the last reconcile
+	// listed the nodes).
+	nodesAt        uint64
+	nodesFromStore bool
+	refused        string
 }
 
 // state returns the state kept for the CloneSet owner, creating it; with
@@ -205,7 +222,12 @@ func (r *Reconciler) expectations() *Expectations {
 // registers the IndexOwner index (UseOwnerIndex) so that a reconcile reads
 // only the CloneSet's objects and the orphans from the cache (when it cannot,
 // for example when the API server's discovery fails, it logs why and the
-// reconciles list the whole namespace), and
+// reconciles list the whole namespace), registers a NodeStore on the cache's
+// Node informer (Nodes, unless set) so that a reconcile applies the node
+// changes since the previous one instead of listing every node (likewise,
+// without it the nodes are listed; the nodes are not watched for reconciles:
+// a node change reaches a plan at the CloneSet's next reconcile, as with
+// upstream's controller), and
 // records its events with the manager's recorder (unless Recorder is set or
 // this is a dry run). With Trigger set, its events ask for reconciles too.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
@@ -219,6 +241,14 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		mgr.GetLogger().Info("no owner index: each reconcile lists the whole namespace", "error", err.Error())
 	} else {
 		r.UseOwnerIndex = true
+	}
+	// Likewise the Node informer: without it the reconciles list the nodes.
+	if r.Nodes == nil {
+		if nodes, err := WatchNodes(context.Background(), mgr.GetCache()); err != nil {
+			mgr.GetLogger().Info("no node store: each reconcile lists the nodes", "error", err.Error())
+		} else {
+			r.Nodes = nodes
+		}
 	}
 	cs := &unstructured.Unstructured{}
 	cs.SetGroupVersionKind(r.gvk())
@@ -262,7 +292,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (res 
 		}
 		return reconcile.Result{}, err
 	}
-	objs, err := r.List(ctx, cs)
+	// The nodes come from the store once it holds the informer's nodes;
+	// until then they are listed.
+	store := r.Nodes
+	if store != nil && !store.HasSynced() {
+		store = nil
+	}
+	objs, err := r.list(ctx, cs, store == nil)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
@@ -292,7 +328,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (res 
 		return reconcile.Result{}, reconcile.TerminalError(err) // a revision whose data does not decode
 	}
 	st.refused = ""
-	st.tracker.Sync(scn)
+	if store == nil {
+		st.tracker.Sync(scn)
+		st.nodesFromStore = false
+	} else {
+		// scn.Nodes: every node when r.VerifyTracker (Plan on the same
+		// objects), none otherwise (the requests do not read them).
+		scn.Nodes = st.syncWithStore(scn, store, r.VerifyTracker)
+	}
 	plan, err := st.tracker.Plan(now)
 	if err != nil {
 		return reconcile.Result{}, err
@@ -364,6 +407,30 @@ func (r *Reconciler) refuse(ctx context.Context, cs *unstructured.Unstructured, 
 	}
 }
 
+// syncWithStore brings the Tracker to the CloneSet's objects of scn and the
+// store's nodes: every node when the Tracker holds none of the store's or
+// its sequence left the change log, the changes since its sequence
+// otherwise. It returns every node of the store at the sequence the Tracker
+// is then at when snapshot is set or every node was read (nil otherwise).
+func (st *trackedCloneSet) syncWithStore(scn *model.Scenario, store *NodeStore, snapshot bool) []*model.Node {
+	read := store.read(st.nodesAt, st.nodesFromStore, snapshot)
+	if read.all {
+		scn.Nodes = read.nodes
+		st.tracker.Sync(scn)
+	} else {
+		st.tracker.SyncExceptNodes(scn)
+		for _, c := range read.changes {
+			if c.node == nil {
+				st.tracker.DeleteNode(c.name)
+			} else {
+				st.tracker.SetNode(c.node)
+			}
+		}
+	}
+	st.nodesAt, st.nodesFromStore = read.at, true
+	return read.nodes
+}
+
 // samePlan checks that plan, from the Tracker, is what clonesetcore.Plan
 // gives on the scenario.
 func samePlan(scn *model.Scenario, plan *clonesetcore.Result) error {
@@ -383,10 +450,15 @@ func samePlan(scn *model.Scenario, plan *clonesetcore.Result) error {
 // it controls, and orphans; revisions only when its selector matches them)
 // and the nodes. With UseOwnerIndex the pods, claims and revisions come
 // through the IndexOwner index (the CloneSet's uid, then the orphans);
-// without it, from a list of the whole namespace. The nodes are all listed:
-// the planner reads only the nodes of the pods, and the conversion cache
-// converts only the nodes that changed.
+// without it, from a list of the whole namespace. The nodes are all listed,
+// unless Nodes has synced: a reconcile then takes them from the store, and
+// List leaves Objects.Nodes empty.
 func (r *Reconciler) List(ctx context.Context, cs *unstructured.Unstructured) (Objects, error) {
+	return r.list(ctx, cs, r.Nodes == nil || !r.Nodes.HasSynced())
+}
+
+// list is List, listing the nodes when withNodes is set.
+func (r *Reconciler) list(ctx context.Context, cs *unstructured.Unstructured, withNodes bool) (Objects, error) {
 	objs := Objects{CloneSet: cs}
 	ns, uid := cs.GetNamespace(), string(cs.GetUID())
 	var pods, orphanPods corev1.PodList
@@ -413,6 +485,9 @@ func (r *Reconciler) List(ctx context.Context, cs *unstructured.Unstructured) (O
 			continue
 		}
 		objs.Revisions = append(objs.Revisions, rev)
+	}
+	if !withNodes {
+		return objs, nil
 	}
 	var nodes corev1.NodeList
 	if err := r.Client.List(ctx, &nodes); err != nil {
