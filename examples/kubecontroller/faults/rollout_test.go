@@ -178,7 +178,7 @@ func BenchmarkRollout(b *testing.B) {
 	for range b.N {
 		costs := runRollout(b, n, nodes)
 		for _, c := range costs {
-			fmt.Printf("rollout %d pods on %d nodes %s\n", n, nodes, c)
+			b.Logf("rollout %d pods on %d nodes %s", n, nodes, c)
 			b.ReportMetric(c.wall.Seconds(), c.metric+"-wall-s")
 			b.ReportMetric(c.reconciles, c.metric+"-reconciles")
 			b.ReportMetric(float64(c.writes), c.metric+"-writes")
