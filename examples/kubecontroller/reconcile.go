@@ -265,7 +265,10 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 }
 
 // Reconcile runs one round for the CloneSet req names: read, check the
-// expectations, plan, send, and requeue as the plan asks. A CloneSet the
+// expectations, plan, send, and requeue as the plan asks. A round whose
+// only failed request is the status write refused with a conflict (the
+// cache showed an older CloneSet than the server's) is no error: the newer
+// version's event reconciles again. A CloneSet the
 // library refuses gets a Warning event (once per change of it) and nothing
 // else: no write, no error, no requeue; its next change reconciles again.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (res reconcile.Result, err error) {
@@ -357,11 +360,37 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (res 
 	sender := &Sender{Client: r.Client, CloneSetGVK: r.gvk(), Expectations: exp, Owner: owner, Now: now}
 	outcomes, err := sender.Send(ctx, reqs)
 	round.Outcomes = outcomes
+	if err != nil && onlyStatusConflict(outcomes) {
+		// The round read a CloneSet older than the server's (the cache has
+		// not shown the newer one yet, often this controller's previous
+		// status write): the newer version's watch event reconciles again,
+		// and that round writes the status from it. Not an error: no
+		// backoff, no error log.
+		r.logf(ctx, "%s: the status write met a newer CloneSet (conflict); its event reconciles again", owner)
+		return reconcile.Result{RequeueAfter: plan.RequeueAfter()}, nil
+	}
 	if err != nil {
 		r.logf(ctx, "%s: %v", owner, err)
 		return reconcile.Result{}, err
 	}
 	return reconcile.Result{RequeueAfter: plan.RequeueAfter()}, nil
+}
+
+// onlyStatusConflict reports whether the one failed request of a round is
+// its CloneSet status write, refused with a conflict (its resourceVersion
+// precondition).
+func onlyStatusConflict(outcomes []Outcome) bool {
+	conflict := false
+	for _, o := range outcomes {
+		switch {
+		case o.Err == nil:
+		case o.Request.Action == -1 && o.Request.Resource == requests.ResourceCloneSets && o.Request.Subresource == requests.SubresourceStatus && apierrors.IsConflict(o.Err):
+			conflict = true
+		default:
+			return false
+		}
+	}
+	return conflict
 }
 
 // buildRequests turns a plan into the round's API requests for the API

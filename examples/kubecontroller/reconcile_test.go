@@ -2,6 +2,7 @@ package kubecontroller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -11,8 +12,10 @@ import (
 	"github.com/clonecore/cloneset/expectations"
 	"github.com/clonecore/cloneset/requests"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -297,4 +300,87 @@ func containsPrefix(list []string, prefix string) bool {
 		}
 	}
 	return false
+}
+
+// refusingWith makes c answer the error fail returns (nil: none) to creates
+// and patches: fail sees the verb ("create", "patch", "patch <subresource>")
+// and the object.
+func refusingWith(c client.WithWatch, fail func(verb string, obj client.Object) error) client.WithWatch {
+	return interceptor.NewClient(c, interceptor.Funcs{
+		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+			if err := fail("create", obj); err != nil {
+				return err
+			}
+			return c.Create(ctx, obj, opts...)
+		},
+		Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+			if err := fail("patch", obj); err != nil {
+				return err
+			}
+			return c.Patch(ctx, obj, patch, opts...)
+		},
+		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+			if err := fail("patch "+sub, obj); err != nil {
+				return err
+			}
+			return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+		},
+	})
+}
+
+// TestStatusConflictIsNoError: a round whose only failed request is the
+// CloneSet's status write, refused with a conflict (the round read an older
+// CloneSet than the server's), ends without an error (no backoff, no error
+// log: the newer version's event reconciles again) and logs a line; a
+// conflict on any other request is still the round's error.
+func TestStatusConflictIsNoError(t *testing.T) {
+	now := e2eStart
+	conflict := func(obj client.Object) error {
+		return apierrors.NewConflict(schema.GroupResource{Resource: "test"}, obj.GetName(), errors.New("the object has been modified"))
+	}
+	for _, tc := range []struct {
+		name      string
+		refuse    func(verb string, obj client.Object) bool
+		wantError bool
+	}{
+		{"the status write", func(verb string, obj client.Object) bool {
+			_, cloneSet := obj.(*unstructured.Unstructured)
+			return verb == "patch status" && cloneSet
+		}, false},
+		{"a pod create", func(verb string, obj client.Object) bool {
+			_, pod := obj.(*corev1.Pod)
+			return verb == "create" && pod
+		}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			api := newAPIServer(func() time.Time { return now }, namespacedCopy(t, "web", 2, inPlace))
+			refused := 0
+			var lines []string
+			r := &Reconciler{
+				Client: refusingWith(api, func(verb string, obj client.Object) error {
+					if !tc.refuse(verb, obj) {
+						return nil
+					}
+					refused++
+					return conflict(obj)
+				}),
+				Now:  func() time.Time { return now },
+				Logf: func(f string, a ...any) { lines = append(lines, fmt.Sprintf(f, a...)) },
+			}
+			// The first round creates the two pods and writes the status.
+			_, err := r.Reconcile(context.Background(), request("web"))
+			if refused == 0 {
+				t.Fatalf("nothing refused: the round sent no such request; log: %q", lines)
+			}
+			if tc.wantError && err == nil {
+				t.Fatalf("a conflict on %s: no error", tc.name)
+			}
+			if !tc.wantError && err != nil {
+				t.Fatalf("a conflict on %s: error %v", tc.name, err)
+			}
+			if logged := containsPrefix(lines, "default/web: the status write met a newer CloneSet"); logged == tc.wantError {
+				t.Fatalf("a conflict on %s: the status-conflict line logged %v; log: %q", tc.name, logged, lines)
+			}
+		})
+	}
 }
