@@ -19,8 +19,9 @@
 //
 // A controller that imports the library sends the requests with its client
 // (see examples/kubecontroller), honouring three rules: the creates of one
-// Batch may go concurrently, and after a batch with a failure no later batch
-// starts; any other failed request ends the action requests; the status
+// Batch may go concurrently (a pod's claims before the pod, which is not
+// created when one of them failed), and after a batch with a failure no
+// later batch starts; any other failed request ends the action requests; the status
 // write (Action -1) is sent all the same, and the requests after it only when
 // it succeeded (World.ApplyAll does exactly this). The next reconcile plans
 // again from what the server then holds.

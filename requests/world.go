@@ -133,9 +133,10 @@ func (w *World) Scenario(base *model.Scenario) *model.Scenario {
 var ErrNotSent = errors.New("not sent: an earlier request of the round failed")
 
 // ApplyAll applies requests in order, as a controller sends them (see
-// Build): the creates of one batch are all attempted and no later batch
-// starts after a batch with a failure; any other failure ends the action
-// requests. The status write is sent all the same (upstream writes the
+// Build): the creates of one batch are all attempted, except a pod whose
+// claim's create failed (upstream's createOnePod returns before the pod:
+// scale-and-budgets 4.4), and no later batch starts after a batch with a
+// failure; any other failure ends the action requests. The status write is sent all the same (upstream writes the
 // status of a round whose actions failed), and the requests that follow it
 // (podsToDelete, history) only when it succeeded. It returns the errors by
 // request index (nil for a request that succeeded, ErrNotSent for one that
@@ -143,6 +144,7 @@ var ErrNotSent = errors.New("not sent: an earlier request of the round failed")
 func (w *World) ApplyAll(reqs []Request) (errs []error, complete bool) {
 	errs = make([]error, len(reqs))
 	failedBatch := -1
+	failedCreate := map[int]bool{} // actions of a batch with a failed create
 	stopped, statusFailed := false, false
 	complete = true
 	for i, r := range reqs {
@@ -150,7 +152,8 @@ func (w *World) ApplyAll(reqs []Request) (errs []error, complete bool) {
 		trailing := afterStatus(r)
 		switch {
 		case trailing && statusFailed,
-			!status && !trailing && (stopped || r.Batch >= 0 && failedBatch >= 0 && r.Batch > failedBatch):
+			!status && !trailing && (stopped || r.Batch >= 0 && failedBatch >= 0 && r.Batch > failedBatch),
+			r.Batch >= 0 && failedCreate[r.Action]:
 			errs[i] = ErrNotSent
 			complete = false
 			continue
@@ -162,6 +165,7 @@ func (w *World) ApplyAll(reqs []Request) (errs []error, complete bool) {
 			case status:
 				statusFailed = true
 			case r.Batch >= 0:
+				failedCreate[r.Action] = true
 				if failedBatch < 0 {
 					failedBatch = r.Batch
 				}

@@ -88,7 +88,9 @@ type Sender struct {
 // Send sends reqs in order and reports what happened to each, with the
 // rules of package requests (those of requests.World.ApplyAll): the creates
 // of one slow-start batch (Request.Batch) are all attempted, even when one
-// fails, and after a batch with a failure no later batch starts; any other
+// fails, except the pod whose claim's create failed (upstream's createOnePod
+// returns before the pod), and after a batch with a failure no later batch
+// starts; any other
 // failed request ends the action requests; the status write (Action -1) is
 // sent all the same, as upstream writes the status of a round whose actions
 // failed, and the requests that follow it (the podsToDelete rewrite, the
@@ -103,16 +105,18 @@ type Sender struct {
 func (s *Sender) Send(ctx context.Context, reqs []requests.Request) ([]Outcome, error) {
 	out := make([]Outcome, len(reqs))
 	var errs []error
-	stopped := false      // an action request outside the batches failed
-	statusFailed := false // the status write failed
-	batchFailed := -1     // the first batch with a failure
+	stopped := false               // an action request outside the batches failed
+	statusFailed := false          // the status write failed
+	batchFailed := -1              // the first batch with a failure
+	failedCreate := map[int]bool{} // actions of a batch with a failed create
 	for i, r := range reqs {
 		out[i].Request = r
 		status := r.Action == -1
 		trailing := afterStatus(r)
 		switch {
 		case trailing && statusFailed,
-			!status && !trailing && (stopped || r.Batch >= 0 && batchFailed >= 0 && r.Batch > batchFailed):
+			!status && !trailing && (stopped || r.Batch >= 0 && batchFailed >= 0 && r.Batch > batchFailed),
+			r.Batch >= 0 && failedCreate[r.Action]:
 			continue
 		}
 		out[i].Sent = true
@@ -126,6 +130,7 @@ func (s *Sender) Send(ctx context.Context, reqs []requests.Request) ([]Outcome, 
 		case status:
 			statusFailed = true
 		case r.Batch >= 0:
+			failedCreate[r.Action] = true
 			if batchFailed < 0 {
 				batchFailed = r.Batch
 			}

@@ -443,3 +443,38 @@ func TestFakeServerPodRules(t *testing.T) {
 		}
 	})
 }
+
+func createClaim(name string, batch, action int) requests.Request {
+	b, _ := json.Marshal(corev1.PersistentVolumeClaim{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "PersistentVolumeClaim"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", Labels: map[string]string{"app": "web"}},
+	})
+	return requests.Request{Verb: requests.VerbCreate, Resource: requests.ResourcePersistentVolumeClaims, Namespace: "default", Name: name,
+		Object: b, Batch: batch, Action: action}
+}
+
+// TestSendSkipsThePodOfAFailedClaim: a pod whose claim's create failed is
+// not created (upstream's createOnePod returns before the pod); the other
+// pod of the batch is, no later batch starts, the status is written.
+func TestSendSkipsThePodOfAFailedClaim(t *testing.T) {
+	exists := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "data-web-a", Namespace: "default"}}
+	api := newAPIServer(fixedClock, exists, existingCloneSet())
+	s := &Sender{Client: api, Expectations: NewExpectations(0), Owner: "default/web", Now: sendNow}
+	reqs := []requests.Request{
+		createClaim("data-web-a", 0, 0), // exists: AlreadyExists
+		createPod("web-a", 0, 0),        // its pod: not sent
+		createClaim("data-web-c", 0, 1),
+		createPod("web-c", 0, 1),
+		createPod("web-d", 1, 2), // later batch: not started
+		{Verb: requests.VerbPatch, Resource: requests.ResourceCloneSets, Subresource: requests.SubresourceStatus, Namespace: "default", Name: "web",
+			PatchType: requests.PatchMerge, Patch: json.RawMessage(`{"status":{"replicas":1}}`), Batch: -1, Action: -1},
+	}
+	out, err := s.Send(context.Background(), reqs)
+	if !apierrors.IsAlreadyExists(unwrapAll(err)) {
+		t.Fatalf("want the AlreadyExists of data-web-a, got %v", err)
+	}
+	want := []string{"create data-web-a (failed)", "create data-web-c", "create web-c", "patch web"}
+	if got := sentNames(out); !reflect.DeepEqual(got, want) {
+		t.Fatalf("sent %v, want %v", got, want)
+	}
+}
