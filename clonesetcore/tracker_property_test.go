@@ -3,6 +3,7 @@ package clonesetcore_test
 import (
 	"bytes"
 	"fmt"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -300,7 +301,8 @@ func mutateCloneSet(src source, cs, other *model.CloneSet, pods []*model.Pod) *m
 // between), then the events that lead to the objects of b (by Sync, one
 // event at a time in a drawn order, or SyncExceptNodes with node events as
 // a controller that keeps the nodes from events does); every plan along the
-// way must equal Plan on the Tracker's objects, and the last one Plan(b).
+// way must equal Plan on the Tracker's objects, and the last one Plan(b);
+// the objects of a and b must be left as they were.
 func checkTrackerEvents(t fatalf, src source, a, b *model.Scenario) {
 	t.Helper()
 	// Labels for the priority strategies of mutateCloneSet.
@@ -311,6 +313,10 @@ func checkTrackerEvents(t fatalf, src source, a, b *model.Scenario) {
 			}
 		}
 	}
+	// The Tracker keeps the objects it is told of and must not write to
+	// them (a controller's share maps with its informer cache's objects):
+	// a and b are compared with these copies at the end.
+	freshA, freshB := a.DeepCopy(), b.DeepCopy()
 	tr := clonesetcore.NewTracker(a.Gates, a.Controller)
 	evs := objectEvents(a)
 	for _, j := range drawPerm(src, "initial", len(evs)) {
@@ -449,6 +455,14 @@ func checkTrackerEvents(t fatalf, src source, a, b *model.Scenario) {
 		syncExceptNodes(t, src, tr, a, b, now)
 	}
 	got := trackerPlanJSON(t, tr, b.Now, "on the second world")
+	for _, w := range []struct {
+		name         string
+		fresh, after *model.Scenario
+	}{{"first", freshA, a}, {"second", freshB, b}} {
+		if !reflect.DeepEqual(w.fresh, w.after) {
+			t.Fatalf("the Tracker modified the objects of the %s world (-before +after):\n%s", w.name, cmp.Diff(w.fresh, w.after, cmp.Exporter(func(reflect.Type) bool { return true })))
+		}
+	}
 	bb := *b // the Tracker names the objects b sets aside, as Plan does
 	if uniqueNames(b) {
 		want, err := clonesetcore.Plan(&bb)

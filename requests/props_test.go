@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 
 	"github.com/clonecore/cloneset/clonesetcore"
@@ -117,7 +119,9 @@ type tb interface {
 }
 
 // checkRound plans a world, builds its requests for the server of opts and
-// checks them: every request is well-formed for that server, every one
+// checks them: Plan and BuildWithOptions leave the world as it was (a
+// controller hands them model objects that share maps with its informer
+// cache's objects), every request is well-formed for that server, every one
 // applies to the world acting as that server (but for the instance-id
 // collision upstream has too), the round leaves no more active pods than
 // the budgets allow, and planning the world it left again repeats no write
@@ -125,6 +129,7 @@ type tb interface {
 // the plan is beyond the limits).
 func checkRound(t tb, scn *model.Scenario, opts requests.Options) *model.Scenario {
 	t.Helper()
+	fresh := scn.DeepCopy()
 	plan, err := clonesetcore.Plan(scn)
 	var limit *clonesetcore.LimitError
 	if errors.As(err, &limit) {
@@ -140,6 +145,9 @@ func checkRound(t tb, scn *model.Scenario, opts requests.Options) *model.Scenari
 	reqs, err := requests.BuildWithOptions(scn, plan, opts)
 	if err != nil {
 		t.Fatalf("Build: %v", err)
+	}
+	if !reflect.DeepEqual(fresh, scn) {
+		t.Fatalf("Plan or BuildWithOptions modified the world (-before +after):\n%s", cmp.Diff(fresh, scn, cmp.Exporter(func(reflect.Type) bool { return true })))
 	}
 	for i, r := range reqs {
 		if err := wellFormed(r, len(plan.Actions), resize); err != nil {

@@ -132,7 +132,8 @@ func filledCache(b testing.TB, objs Objects, nodeWatch watch.Interface) cache.Ca
 // restingWorld is a CloneSet of restingSeed pods brought to rest on the
 // fake API server of TestEndToEnd (the Reconciler creates the pods, the
 // harness schedules them on three nodes and plays the kubelet), as the
-// server then holds it, with the three nodes; the CloneSet is csJSON
+// server then holds it (its pods, claims and revisions), with the three
+// nodes; the CloneSet is csJSON
 // (baseCloneSet(restingSeed, inPlace, "") when empty).
 func restingWorld(b testing.TB, csJSON string) Objects {
 	b.Helper()
@@ -148,6 +149,9 @@ func restingWorld(b testing.TB, csJSON string) Objects {
 	var revs appsv1.ControllerRevisionList
 	must(b, h.api.List(h.ctx, &revs, client.InNamespace("default")))
 	objs.Revisions = revs.Items
+	var pvcs corev1.PersistentVolumeClaimList
+	must(b, h.api.List(h.ctx, &pvcs, client.InNamespace("default")))
+	objs.PVCs = pvcs.Items
 	for i := range 3 {
 		objs.Nodes = append(objs.Nodes, corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("node-%d", i), UID: types.UID(fmt.Sprintf("node-uid-%d", i)), ResourceVersion: "1"}})
 	}

@@ -14,7 +14,10 @@ import (
 // costs more than planning them; with the cache only the objects that
 // changed are converted, and a clonesetcore.Tracker fed the same pointers
 // reads only those again. The model objects it returns must not be
-// modified. A ConversionCache is not safe for concurrent use; the
+// modified: they are kept across rounds, and their Labels and Annotations
+// are the maps of the client objects they were converted from, which
+// Reconciler.List takes from the informer cache without copies (replaced,
+// not changed, when the informer sees a new version). A ConversionCache is not safe for concurrent use; the
 // Reconciler keeps one per CloneSet.
 type ConversionCache struct {
 	pods      map[string]cached[*model.Pod]

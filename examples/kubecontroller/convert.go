@@ -26,7 +26,9 @@ var (
 
 // Objects are the objects of one CloneSet as a controller lists them from its
 // cache: the CloneSet, and the pods, claims and revisions of its namespace
-// (Scenario keeps those that belong to it) and the nodes.
+// (Scenario keeps those that belong to it) and the nodes. As
+// Reconciler.List returns them they share their maps, slices and pointers
+// with the cache's objects (see Reconciler.CopyListed): read-only.
 type Objects struct {
 	CloneSet  *unstructured.Unstructured
 	Pods      []corev1.Pod
@@ -94,7 +96,12 @@ func cloneSetSource(u *unstructured.Unstructured) string {
 }
 
 // Scenario converts client objects into the library's model, exactly as the
-// manifest loader reads the same objects written as JSON: the CloneSet gets
+// manifest loader reads the same objects written as JSON. It only reads
+// objs, and the model objects it returns share the Labels and Annotations
+// maps of the pods, claims, revisions and nodes (not copied: a reconcile
+// at 10,000 pods would copy them all again); everything else is the model's
+// own. Neither may be written to while objs come from a cache, and the
+// library's planner and requests do not write to their input. The CloneSet gets
 // its webhook defaults (and, for v1alpha1, the conversion to the internal
 // shape) and must pass the stored-object validation (an
 // *InvalidCloneSetError otherwise); pods and claims that belong to something
@@ -196,7 +203,9 @@ func Scenario(objs Objects, opts ScenarioOptions) (*model.Scenario, error) {
 
 // --- typed objects ---------------------------------------------------------
 
-// nonEmpty returns m, or nil when m is empty (a JSON encoder omits it).
+// nonEmpty returns m, or nil when m is empty (a JSON encoder omits it): m
+// itself, not a copy, so the model object shares it with the client object
+// (read-only, see Scenario).
 func nonEmpty(m map[string]string) map[string]string {
 	if len(m) == 0 {
 		return nil

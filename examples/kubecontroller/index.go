@@ -40,15 +40,16 @@ func IndexByOwner(ctx context.Context, indexer client.FieldIndexer) error {
 
 // listOwned lists into list the objects of namespace ns whose controller
 // owner has uid, then the orphans, appending the second list's items with
-// add. Without the index it lists the whole namespace once.
-func (r *Reconciler) listOwned(ctx context.Context, ns, uid string, list client.ObjectList, orphans client.ObjectList, add func()) error {
+// add, each list with the options opts too. Without the index it lists the
+// whole namespace once.
+func (r *Reconciler) listOwned(ctx context.Context, ns, uid string, opts []client.ListOption, list client.ObjectList, orphans client.ObjectList, add func()) error {
 	if !r.UseOwnerIndex {
-		return r.Client.List(ctx, list, client.InNamespace(ns))
+		return r.Client.List(ctx, list, append([]client.ListOption{client.InNamespace(ns)}, opts...)...)
 	}
-	if err := r.Client.List(ctx, list, client.InNamespace(ns), client.MatchingFields{IndexOwner: uid}); err != nil {
+	if err := r.Client.List(ctx, list, append([]client.ListOption{client.InNamespace(ns), client.MatchingFields{IndexOwner: uid}}, opts...)...); err != nil {
 		return err
 	}
-	if err := r.Client.List(ctx, orphans, client.InNamespace(ns), client.MatchingFields{IndexOwner: OwnerIndexOrphan}); err != nil {
+	if err := r.Client.List(ctx, orphans, append([]client.ListOption{client.InNamespace(ns), client.MatchingFields{IndexOwner: OwnerIndexOrphan}}, opts...)...); err != nil {
 		return err
 	}
 	add()
