@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clonecore/cloneset/clonesetcore"
 	"github.com/clonecore/cloneset/manifest"
 	"github.com/clonecore/cloneset/requests"
 )
@@ -20,15 +19,8 @@ var claimsWorld = strings.Replace(strings.Replace(exampleWorld, "replicas: 2", "
 // the other pod of the same batch is still created, no later batch starts,
 // and the status is written.
 func TestApplyAllSkipsThePodOfAFailedClaim(t *testing.T) {
+	_, reqs := build(t, claimsWorld, nil)
 	scn, err := manifest.LoadBytes([]byte(claimsWorld), "claims.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := clonesetcore.Plan(scn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reqs, err := requests.Build(scn, plan)
 	if err != nil {
 		t.Fatal(err)
 	}
