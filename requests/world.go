@@ -136,24 +136,18 @@ var ErrNotSent = errors.New("not sent: an earlier request of the round failed")
 // Build): the creates of one batch are all attempted, except a pod whose
 // claim's create failed (upstream's createOnePod returns before the pod:
 // scale-and-budgets 4.4), and no later batch starts after a batch with a
-// failure; any other failure ends the action requests. The status write is sent all the same (upstream writes the
-// status of a round whose actions failed), and the requests that follow it
-// (podsToDelete, history) only when it succeeded. It returns the errors by
+// failure; any other failure ends the action requests. The status write is
+// sent all the same (upstream writes the status of a round whose actions
+// failed), and the requests that follow it (podsToDelete, history) only when
+// it succeeded: the rules of Progress. It returns the errors by
 // request index (nil for a request that succeeded, ErrNotSent for one that
 // was not sent) and whether every request succeeded.
 func (w *World) ApplyAll(reqs []Request) (errs []error, complete bool) {
 	errs = make([]error, len(reqs))
-	failedBatch := -1
-	failedCreate := map[int]bool{} // actions of a batch with a failed create
-	stopped, statusFailed := false, false
+	var progress Progress
 	complete = true
 	for i, r := range reqs {
-		status := r.Action == -1
-		trailing := afterStatus(r)
-		switch {
-		case trailing && statusFailed,
-			!status && !trailing && (stopped || r.Batch >= 0 && failedBatch >= 0 && r.Batch > failedBatch),
-			r.Batch >= 0 && failedCreate[r.Action]:
+		if !progress.ShouldSend(r) {
 			errs[i] = ErrNotSent
 			complete = false
 			continue
@@ -161,17 +155,7 @@ func (w *World) ApplyAll(reqs []Request) (errs []error, complete bool) {
 		if err := w.Apply(r); err != nil {
 			errs[i] = err
 			complete = false
-			switch {
-			case status:
-				statusFailed = true
-			case r.Batch >= 0:
-				failedCreate[r.Action] = true
-				if failedBatch < 0 {
-					failedBatch = r.Batch
-				}
-			case !trailing:
-				stopped = true
-			}
+			progress.Failed(r)
 		}
 	}
 	return errs, complete

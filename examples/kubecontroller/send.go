@@ -86,16 +86,15 @@ type Sender struct {
 }
 
 // Send sends reqs in order and reports what happened to each, with the
-// rules of package requests (those of requests.World.ApplyAll): the creates
-// of one slow-start batch (Request.Batch) are all attempted, even when one
-// fails, except the pod whose claim's create failed (upstream's createOnePod
-// returns before the pod), and after a batch with a failure no later batch
-// starts; any other
-// failed request ends the action requests; the status write (Action -1) is
-// sent all the same, as upstream writes the status of a round whose actions
-// failed, and the requests that follow it (the podsToDelete rewrite, the
-// history truncation) only when it succeeded. The next reconcile plans again
-// from what the server then holds.
+// rules of package requests (requests.Progress, which World.ApplyAll follows
+// too): the creates of one slow-start batch (Request.Batch) are all
+// attempted, even when one fails, except the pod whose claim's create failed
+// (upstream's createOnePod returns before the pod), and after a batch with a
+// failure no later batch starts; any other failed request ends the action
+// requests; the status write (Action -1) is sent all the same, as upstream
+// writes the status of a round whose actions failed, and the requests that
+// follow it (the podsToDelete rewrite, the history truncation) only when it
+// succeeded. The next reconcile plans again from what the server then holds.
 //
 // The creates of a batch are sent one after the other, which keeps the order
 // of the writes, and the resourceVersions the server hands out,
@@ -105,49 +104,20 @@ type Sender struct {
 func (s *Sender) Send(ctx context.Context, reqs []requests.Request) ([]Outcome, error) {
 	out := make([]Outcome, len(reqs))
 	var errs []error
-	stopped := false               // an action request outside the batches failed
-	statusFailed := false          // the status write failed
-	batchFailed := -1              // the first batch with a failure
-	failedCreate := map[int]bool{} // actions of a batch with a failed create
+	var progress requests.Progress
 	for i, r := range reqs {
 		out[i].Request = r
-		status := r.Action == -1
-		trailing := afterStatus(r)
-		switch {
-		case trailing && statusFailed,
-			!status && !trailing && (stopped || r.Batch >= 0 && batchFailed >= 0 && r.Batch > batchFailed),
-			r.Batch >= 0 && failedCreate[r.Action]:
+		if !progress.ShouldSend(r) {
 			continue
 		}
 		out[i].Sent = true
-		err := s.sendOne(ctx, r)
-		if err == nil {
-			continue
-		}
-		out[i].Err = err
-		errs = append(errs, err)
-		switch {
-		case status:
-			statusFailed = true
-		case r.Batch >= 0:
-			failedCreate[r.Action] = true
-			if batchFailed < 0 {
-				batchFailed = r.Batch
-			}
-		case !trailing:
-			stopped = true
+		if err := s.sendOne(ctx, r); err != nil {
+			out[i].Err = err
+			errs = append(errs, err)
+			progress.Failed(r)
 		}
 	}
 	return out, errors.Join(errs...)
-}
-
-// afterStatus reports whether a request is one upstream sends only after a
-// successful status write: a CloneSet spec patch (the podsToDelete rewrite)
-// or a revision delete (history truncation). requests.Build puts them after
-// the status write.
-func afterStatus(r requests.Request) bool {
-	return r.Resource == requests.ResourceControllerRevisions && r.Verb == requests.VerbDelete ||
-		r.Resource == requests.ResourceCloneSets && r.Subresource == ""
 }
 
 // kindOf is the kind expectations follow for a resource ("" for none).

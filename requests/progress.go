@@ -1,0 +1,53 @@
+package requests
+
+// Progress applies the rules by which a round's requests are sent (the
+// package doc's three rules), one request after the other: ShouldSend says
+// whether the next request goes, Failed records that a sent one failed.
+// World.ApplyAll follows it, and so can a controller's sender, so that the
+// rules live in one place. The zero value is a round with no failure yet.
+type Progress struct {
+	stopped      bool         // an action request outside the batches failed
+	statusFailed bool         // the status write failed
+	batchFailed  bool         // a batch had a failure: failedBatch is the first
+	failedBatch  int          //
+	failedCreate map[int]bool // actions of a batch with a failed create
+}
+
+// ShouldSend reports whether r is to be sent after what failed before it:
+// not a request that follows the status write (podsToDelete, history) when
+// the status write failed; not an action request after a failed one outside
+// the batches; not a create of a later batch than one with a failure; not
+// the pod of a claim whose create failed (upstream's createOnePod returns
+// before the pod, scale-and-budgets 4.4). The status write is always sent.
+func (p *Progress) ShouldSend(r Request) bool {
+	status, trailing := r.Action == -1, afterStatus(r)
+	switch {
+	case trailing:
+		return !p.statusFailed
+	case status:
+		return true
+	case p.stopped:
+		return false
+	case r.Batch >= 0:
+		return !(p.batchFailed && r.Batch > p.failedBatch) && !p.failedCreate[r.Action]
+	}
+	return true
+}
+
+// Failed records that r was sent and failed.
+func (p *Progress) Failed(r Request) {
+	switch {
+	case r.Action == -1:
+		p.statusFailed = true
+	case r.Batch >= 0:
+		if p.failedCreate == nil {
+			p.failedCreate = map[int]bool{}
+		}
+		p.failedCreate[r.Action] = true
+		if !p.batchFailed {
+			p.batchFailed, p.failedBatch = true, r.Batch
+		}
+	case !afterStatus(r):
+		p.stopped = true
+	}
+}
