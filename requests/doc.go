@@ -23,7 +23,7 @@
 // created when one of them failed), and after a batch with a failure no
 // later batch starts; any other failed request ends the action requests; the status
 // write (Action -1) is sent all the same, and the requests after it only when
-// it succeeded (World.ApplyAll does exactly this). The next reconcile plans
+// it succeeded (Progress applies them; World.ApplyAll follows it). The next reconcile plans
 // again from what the server then holds.
 //
 // World is the in-memory side: it holds model objects and applies requests
