@@ -38,8 +38,7 @@ const rolloutName = "rollout"
 
 // stepCost is what one step of the rollout cost.
 type stepCost struct {
-	step       string
-	metric     string // the step's name in the benchmark's metrics
+	step       rolloutStep
 	wall       time.Duration
 	reconciles float64 // controller_runtime_reconcile_total, all results
 	writes     int     // the controller's writes in the audit log, refused ones included
@@ -51,7 +50,7 @@ type stepCost struct {
 // String is the step's line, as CI and scripts/bench-controlplane.sh print it.
 func (c stepCost) String() string {
 	return fmt.Sprintf("%-15s %7.1fs wall, %5.0f reconciles, %5d writes (%d refused), CPU controller %6.2fs kube-apiserver %6.2fs, peak memory controller %4d MiB kube-apiserver %4d MiB",
-		c.step, c.wall.Seconds(), c.reconciles, c.writes, c.refused, c.controller.CPU.Seconds(), c.apiServer.CPU.Seconds(), c.controller.PeakRSS>>20, c.apiServer.PeakRSS>>20)
+		c.step.name, c.wall.Seconds(), c.reconciles, c.writes, c.refused, c.controller.CPU.Seconds(), c.apiServer.CPU.Seconds(), c.controller.PeakRSS>>20, c.apiServer.PeakRSS>>20)
 }
 
 // rolloutStep is one step: the change it makes and where it converges.
@@ -126,15 +125,15 @@ func runRollout(tb testing.TB, n, nodes int) []stepCost {
 		s.change(e)
 		wall := e.waitConvergedWithin(rolloutName, s.replicas, s.image, start, stepTimeout(n))
 		ctrl1, api1 := usage()
-		c := stepCost{step: s.name, metric: s.metric, wall: wall, reconciles: reconcileCount(metrics) - reconciles0}
+		c := stepCost{step: s, wall: wall, reconciles: reconcileCount(metrics) - reconciles0}
 		c.controller = controlplane.Usage{CPU: ctrl1.CPU - ctrl0.CPU, PeakRSS: ctrl1.PeakRSS}
 		c.apiServer = controlplane.Usage{CPU: api1.CPU - api0.CPU, PeakRSS: api1.PeakRSS}
 		writes := e.auditWrites(start)
-		for _, k := range writes.done {
-			c.writes += k
+		for _, n := range writes.done {
+			c.writes += n
 		}
-		for _, k := range writes.refused {
-			c.refused += k
+		for _, n := range writes.refused {
+			c.refused += n
 		}
 		c.writes += c.refused
 		for _, s := range writes.twice {
@@ -179,11 +178,11 @@ func BenchmarkRollout(b *testing.B) {
 		costs := runRollout(b, n, nodes)
 		for _, c := range costs {
 			b.Logf("rollout %d pods on %d nodes %s", n, nodes, c)
-			b.ReportMetric(c.wall.Seconds(), c.metric+"-wall-s")
-			b.ReportMetric(c.reconciles, c.metric+"-reconciles")
-			b.ReportMetric(float64(c.writes), c.metric+"-writes")
-			b.ReportMetric(c.controller.CPU.Seconds(), c.metric+"-controller-cpu-s")
-			b.ReportMetric(c.apiServer.CPU.Seconds(), c.metric+"-apiserver-cpu-s")
+			b.ReportMetric(c.wall.Seconds(), c.step.metric+"-wall-s")
+			b.ReportMetric(c.reconciles, c.step.metric+"-reconciles")
+			b.ReportMetric(float64(c.writes), c.step.metric+"-writes")
+			b.ReportMetric(c.controller.CPU.Seconds(), c.step.metric+"-controller-cpu-s")
+			b.ReportMetric(c.apiServer.CPU.Seconds(), c.step.metric+"-apiserver-cpu-s")
 		}
 		last := costs[len(costs)-1]
 		b.ReportMetric(float64(last.controller.PeakRSS>>20), "controller-peak-MiB")
