@@ -108,9 +108,8 @@ func TestOnKubeAPIServer(t *testing.T) {
 }
 
 // checkResized checks the vertical resize: each pod got its new resources
-// through pods/resize (the audit log: one resize patch per pod, by the
-// controller's user), the kubelet stage reports them, and no container
-// restarted.
+// through pods/resize (the audit log: one accepted resize patch for each
+// pod), the kubelet stage reports them, and no container restarted.
 func checkResized(t *testing.T, r *clustertest.Run) {
 	want := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("200m"), corev1.ResourceMemory: resource.MustParse("256Mi")}
 	pods := r.Pods()
@@ -132,6 +131,11 @@ func checkResized(t *testing.T, r *clustertest.Run) {
 	}
 	if len(resized) != len(pods) {
 		t.Errorf("pods/resize accepted for %d pods (%v), want each of the %d pods", len(resized), resized, len(pods))
+	}
+	for name, n := range resized {
+		if n != 1 {
+			t.Errorf("pod %s: %d resize patches accepted, want one", name, n)
+		}
 	}
 	t.Logf("pods/resize requests accepted: %v", resized)
 }

@@ -273,7 +273,7 @@ func (cp *ControlPlane) enabled(c Component) bool {
 // prepare picks the ports and writes the certificates, keys, kubeconfigs,
 // audit policy and kwok configuration.
 func (cp *ControlPlane) prepare() error {
-	ports, err := freePorts(6)
+	ports, err := freePorts(5)
 	if err != nil {
 		return err
 	}
@@ -283,7 +283,7 @@ func (cp *ControlPlane) prepare() error {
 	if err != nil {
 		return err
 	}
-	serviceIP := slicesClone(serviceNet.IP.To4())
+	serviceIP := slices.Clone(serviceNet.IP.To4())
 	serviceIP[3]++
 	if cp.pki, err = newPKI(filepath.Join(cp.dir, "pki"), serviceIP); err != nil {
 		return fmt.Errorf("controlplane: certificates: %w", err)
@@ -316,8 +316,6 @@ func (cp *ControlPlane) prepare() error {
 	}
 	return nil
 }
-
-func slicesClone(ip net.IP) net.IP { return append(net.IP(nil), ip...) }
 
 // freePorts returns n distinct loopback ports free at the time of the
 // call. They are taken below the kernel's ephemeral port range when there is

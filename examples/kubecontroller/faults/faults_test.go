@@ -41,20 +41,20 @@ func updatedAtLeast(n int) func(podCounts) bool {
 // keeps the data) in the middle of an in-place update.
 func TestFaultAPIServerRestart(t *testing.T) {
 	cp := sharedControlPlane(t)
-	restartDuring(t, "kube-apiserver restarted", inPlace, cp.StopAPIServer, cp.StartAPIServer)
+	restartDuring(t, cp, "kube-apiserver restarted", inPlace, cp.StopAPIServer, cp.StartAPIServer)
 }
 
 // TestFaultEtcdRestart: etcd killed (SIGKILL) and started again on its data
 // in the middle of a recreate update with maxSurge.
 func TestFaultEtcdRestart(t *testing.T) {
 	cp := sharedControlPlane(t)
-	restartDuring(t, "etcd restarted", recreate, func() error { return cp.KillComponent(controlplane.Etcd) }, cp.StartEtcd)
+	restartDuring(t, cp, "etcd restarted", recreate, func() error { return cp.KillComponent(controlplane.Etcd) }, cp.StartEtcd)
 }
 
 // restartDuring updates r from imageV1 to imageV2 with one controller and,
 // once 6 pods are updated, stops a component and starts it again.
-func restartDuring(t *testing.T, fault string, r rollout, stop func() error, start func(context.Context) error) {
-	e := newEnv(t, sharedControlPlane(t))
+func restartDuring(t *testing.T, cp *controlplane.ControlPlane, fault string, r rollout, stop func() error, start func(context.Context) error) {
+	e := newEnv(t, cp)
 	e.startController("controller", e.kubeconfig(1))
 	e.settle(r)
 	var outage time.Duration

@@ -13,7 +13,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 )
@@ -49,7 +48,6 @@ const historyLength = 60
 
 // watchedPod is what the watcher keeps of a pod.
 type watchedPod struct {
-	uid         types.UID
 	cloneSet    string // its app label
 	image       string // of its first container
 	terminating bool
@@ -226,7 +224,7 @@ func (w *podWatcher) remember(typ watch.EventType, p *corev1.Pod, counts podCoun
 
 // podState is what the watcher keeps of p.
 func podState(p *corev1.Pod) watchedPod {
-	wp := watchedPod{uid: p.UID, cloneSet: p.Labels["app"], terminating: p.DeletionTimestamp != nil}
+	wp := watchedPod{cloneSet: p.Labels["app"], terminating: p.DeletionTimestamp != nil}
 	if len(p.Spec.Containers) > 0 {
 		wp.image = p.Spec.Containers[0].Image
 	}

@@ -12,8 +12,8 @@ import (
 	"github.com/clonecore/cloneset/clonesetcore"
 	"github.com/clonecore/cloneset/examples/kubecontroller"
 	"github.com/clonecore/cloneset/internal/apiserver"
+	"github.com/clonecore/cloneset/model"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -97,7 +97,7 @@ func (w *world) withNamespaces(rename func(string) string) []byte {
 	var b bytes.Buffer
 	for _, d := range w.docs {
 		c := apiserver.DeepCopy(d).(map[string]any)
-		if namespaced(c) && c["kind"] != "Scenario" {
+		if namespaced(c) {
 			md := metaOf(c)
 			ns, _ := md["namespace"].(string)
 			md["namespace"] = rename(ns)
@@ -296,7 +296,7 @@ func (l *loaded) create(ctx context.Context, c client.Client, d map[string]any) 
 	if namespaced(o) {
 		md["namespace"] = l.serverNamespace(ns)
 	}
-	key := resourceOf[kindOf(o)] + "/" + l.worldKeyNamespace(o, ns) + "/" + name
+	key := resourceOf[kindOf(o)] + "/" + worldKeyNamespace(o, ns) + "/" + name
 	stripServerOnly(o)
 	if refs, ok := md["ownerReferences"]; ok {
 		md["ownerReferences"] = mapUIDs(refs, l.toServer)
@@ -335,7 +335,7 @@ func (l *loaded) create(ctx context.Context, c client.Client, d map[string]any) 
 
 // worldKeyNamespace is the namespace of a world object in keys ("" for a
 // cluster-scoped one, default when it has none).
-func (l *loaded) worldKeyNamespace(o map[string]any, ns string) string {
+func worldKeyNamespace(o map[string]any, ns string) string {
 	if !namespaced(o) {
 		return ""
 	}
@@ -516,9 +516,7 @@ func (l *loaded) unload(ctx context.Context, c client.Client) {
 		_ = c.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: sns}})
 	}
 	for _, n := range l.nodes {
-		if err := c.Delete(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n}}); err != nil && !apierrors.IsNotFound(err) {
-			continue
-		}
+		_ = c.Delete(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n}})
 	}
 }
 
@@ -685,13 +683,13 @@ func addStorage(o map[string]any) {
 	}
 }
 
-const annotationVCTHash = "kruise.io/cloneset-volumeclaimtemplate-hash"
-
+// renameVCTHash rewrites a revision's volume-claim-template hash annotation
+// through hashes (the world's hash to the one the server's objects give).
 func renameVCTHash(o map[string]any, hashes map[string]string) {
 	ann, _ := metaOf(o)["annotations"].(map[string]any)
-	if h, ok := ann[annotationVCTHash].(string); ok {
+	if h, ok := ann[model.AnnotationVCTHash].(string); ok {
 		if n, ok := hashes[h]; ok {
-			ann[annotationVCTHash] = n
+			ann[model.AnnotationVCTHash] = n
 		}
 	}
 }
