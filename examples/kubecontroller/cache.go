@@ -3,6 +3,7 @@ package kubecontroller
 import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/clonecore/cloneset/model"
@@ -20,6 +21,7 @@ import (
 // not changed, when the informer sees a new version). A ConversionCache is not safe for concurrent use; the
 // Reconciler keeps one per CloneSet.
 type ConversionCache struct {
+	cloneSets map[string]cached[*model.CloneSet]
 	pods      map[string]cached[*model.Pod]
 	pvcs      map[string]cached[*model.PVC]
 	revisions map[string]cached[*model.Revision]
@@ -36,7 +38,8 @@ type cached[T any] struct {
 // NewConversionCache returns an empty cache.
 func NewConversionCache() *ConversionCache {
 	return &ConversionCache{
-		pods: map[string]cached[*model.Pod]{}, pvcs: map[string]cached[*model.PVC]{},
+		cloneSets: map[string]cached[*model.CloneSet]{},
+		pods:      map[string]cached[*model.Pod]{}, pvcs: map[string]cached[*model.PVC]{},
 		revisions: map[string]cached[*model.Revision]{}, nodes: map[string]cached[*model.Node]{},
 	}
 }
@@ -63,6 +66,13 @@ func keep[T any](m map[string]cached[T], seen map[string]bool) {
 			delete(m, name)
 		}
 	}
+}
+
+// cloneSet returns the CloneSet converted by convert while u's uid and
+// resourceVersion are unchanged: the same pointer round after round, so
+// that the Tracker keeps what it derived from it.
+func (c *ConversionCache) cloneSet(u *unstructured.Unstructured, convert func() (*model.CloneSet, error)) (*model.CloneSet, error) {
+	return lookup(c.cloneSets, u.GetName(), u.GetUID(), u.GetResourceVersion(), convert)
 }
 
 func (c *ConversionCache) pod(p *corev1.Pod, q map[string]model.Quantity) *model.Pod {

@@ -110,12 +110,27 @@ func Scenario(objs Objects, opts ScenarioOptions) (*model.Scenario, error) {
 	if objs.CloneSet == nil {
 		return nil, errors.New("no CloneSet")
 	}
-	cs, err := CloneSetFromUnstructured(objs.CloneSet)
-	if err != nil {
-		return nil, invalidCloneSet(objs.CloneSet, err)
+	convert := func() (*model.CloneSet, error) {
+		cs, err := CloneSetFromUnstructured(objs.CloneSet)
+		if err != nil {
+			return nil, invalidCloneSet(objs.CloneSet, err)
+		}
+		if cs.Namespace == "" {
+			cs.Namespace = "default"
+		}
+		model.SetDefaults(cs)
+		model.ConvertV1alpha1(cs)
+		return cs, nil
 	}
-	if cs.Namespace == "" {
-		cs.Namespace = "default"
+	var cs *model.CloneSet
+	var err error
+	if opts.Cache != nil {
+		cs, err = opts.Cache.cloneSet(objs.CloneSet, convert)
+	} else {
+		cs, err = convert()
+	}
+	if err != nil {
+		return nil, err
 	}
 	q := map[string]model.Quantity{}
 	pods := make([]*model.Pod, len(objs.Pods))
@@ -132,8 +147,6 @@ func Scenario(objs Objects, opts ScenarioOptions) (*model.Scenario, error) {
 			pods[i].Namespace = cs.Namespace
 		}
 	}
-	model.SetDefaults(cs)
-	model.ConvertV1alpha1(cs)
 	var problems []string
 	for _, fe := range model.ValidateStored(cs, pods) {
 		if opts.SkipBudgetRule && (fe.Rule == "A17" || fe.Rule == "B17") {

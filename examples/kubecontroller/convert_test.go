@@ -337,6 +337,13 @@ func TestConversionCache(t *testing.T) {
 	if len(first.Pods) < 2 || first.Pods[0] != again.Pods[0] || first.Pods[1] != again.Pods[1] {
 		t.Fatal("unchanged pods were converted again")
 	}
+	if first.CloneSet != again.CloneSet {
+		t.Fatal("the unchanged CloneSet was converted again (the Tracker would drop what it derived from it)")
+	}
+	objs.CloneSet.SetResourceVersion("7")
+	if moved, err := Scenario(objs, ScenarioOptions{Now: convNow, Cache: cache}); err != nil || moved.CloneSet == first.CloneSet {
+		t.Fatalf("a changed CloneSet was not converted again (%v)", err)
+	}
 	objs.Pods[0].ResourceVersion = "2"
 	objs.Pods[0].Labels["changed"] = "yes"
 	third, err := Scenario(objs, ScenarioOptions{Now: convNow, Cache: cache})

@@ -13,19 +13,20 @@
 //     the cache's Node informer (only the changes since the CloneSet's
 //     previous reconcile reach its Tracker), or are listed too until the
 //     store has synced or when there is none;
-//  2. checks the expectations (package expectations of the library): a pod
-//     or claim it created or deleted, or a pod it patched, that the cache
-//     does not show yet blocks the round, which is requeued;
+//  2. checks the expectations (package expectations of the library): a pod,
+//     claim or revision it created or deleted, or a pod or claim it patched,
+//     that the cache does not show yet blocks the round, which is requeued;
 //  3. converts the objects into the library's model (Scenario: pods, claims
 //     and nodes directly from the client types; the unstructured CloneSet and
 //     the revisions' templates through the library's own field rules,
 //     manifest.DecodeCloneSetTree and DecodeTemplateTree, with no text in
 //     between; only objects whose resourceVersion changed, with a
-//     ConversionCache; nodes once per change, in the NodeStore) and plans
+//     ConversionCache, the CloneSet included; nodes in the NodeStore) and plans
 //     with the CloneSet's clonesetcore.Tracker;
-//  4. turns the plan into API requests (requests.Build) and sends them in
-//     order (Sender): creates batch by batch, stopping after a batch with a
-//     failure; patches with their patch types and preconditions; deletes
+//  4. turns the plan into API requests for the server's version
+//     (requests.BuildWithOptions) and sends them in order (Sender, with the
+//     rules of requests.Progress): creates batch by batch, stopping after a
+//     batch with a failure; patches with their patch types and preconditions; deletes
 //     with their UID preconditions; the status through the status
 //     subresource;
 //  5. returns the plan's requeue.

@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 
@@ -18,8 +17,9 @@ import (
 // NodeStore holds the cluster's nodes converted to the model, one
 // *model.Node per name, for all the CloneSets of a Reconciler: the Node
 // informer's event handlers feed it (WatchNodes), so that a node is
-// converted once per change, not once per CloneSet and reconcile. Each
-// change (a node added, its name or labels changed, a node deleted) gets a
+// converted once per change of its labels (the planner reads nothing else
+// of it), not once per CloneSet and reconcile. Each change (a node added,
+// its labels changed, a node deleted) gets a
 // sequence number in a bounded change log: a reconcile tells its CloneSet's
 // clonesetcore.Tracker only of the changes since the sequence it applied
 // last, and of every node when that sequence is no longer in the log or the
@@ -32,7 +32,7 @@ type NodeStore struct {
 	// hasSynced is the event handler registration's HasSynced: true once
 	// the informer's initial list reached the store.
 	hasSynced func() bool
-	nodes     map[string]storedNode
+	nodes     map[string]*model.Node
 	// log holds the changes with sequence numbers compacted+1 .. last, in
 	// order; the older ones were dropped.
 	log       []nodeChange
@@ -40,13 +40,6 @@ type NodeStore struct {
 	last      uint64
 	// maxLog is the length at which the log drops its older half.
 	maxLog int
-}
-
-// storedNode is a node of the store and the version it was converted from.
-type storedNode struct {
-	uid     types.UID
-	version string
-	node    *model.Node
 }
 
 // nodeChange is one entry of the change log: node is the node's new value,
@@ -69,7 +62,7 @@ func newNodeStore(maxLog int) *NodeStore {
 	if maxLog <= 0 {
 		maxLog = defaultMaxNodeLog
 	}
-	return &NodeStore{nodes: map[string]storedNode{}, maxLog: maxLog}
+	return &NodeStore{nodes: map[string]*model.Node{}, maxLog: maxLog}
 }
 
 // WatchNodes returns a NodeStore fed by the Node informer of informers (a
@@ -149,25 +142,17 @@ func (s *NodeStore) delete(obj any) {
 }
 
 // set stores the node's conversion and logs a change when what the planner
-// reads of it (name, labels) changed: a status update or a resync of the
-// same version is no change.
+// reads of it (its labels) changed: a status update or a resync is no
+// change, and converts nothing.
 func (s *NodeStore) set(n *corev1.Node) {
 	s.mu.Lock()
-	cur, ok := s.nodes[n.Name]
-	s.mu.Unlock()
-	if ok && n.ResourceVersion != "" && cur.uid == n.UID && cur.version == n.ResourceVersion {
+	defer s.mu.Unlock()
+	if cur, ok := s.nodes[n.Name]; ok && maps.Equal(cur.Labels, n.Labels) {
 		return
 	}
 	conv := NodeFromObject(n)
 	conv.Labels = maps.Clone(conv.Labels) // nothing of the informer's object is kept
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	cur, ok = s.nodes[n.Name]
-	if ok && maps.Equal(cur.node.Labels, conv.Labels) {
-		s.nodes[n.Name] = storedNode{uid: n.UID, version: n.ResourceVersion, node: cur.node}
-		return
-	}
-	s.nodes[n.Name] = storedNode{uid: n.UID, version: n.ResourceVersion, node: conv}
+	s.nodes[n.Name] = conv
 	s.record(n.Name, conv)
 }
 
@@ -214,7 +199,7 @@ func (s *NodeStore) read(from uint64, known, snapshot bool) nodeRead {
 	if out.all || snapshot {
 		out.nodes = make([]*model.Node, 0, len(s.nodes))
 		for _, n := range s.nodes {
-			out.nodes = append(out.nodes, n.node)
+			out.nodes = append(out.nodes, n)
 		}
 		slices.SortFunc(out.nodes, func(a, b *model.Node) int { return strings.Compare(a.Name, b.Name) })
 	}

@@ -271,7 +271,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For(cs).
 		Owns(&corev1.Pod{}).
 		Owns(&corev1.PersistentVolumeClaim{}).
-		Watches(&appsv1.ControllerRevision{}, handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), cs, handler.OnlyControllerOwner())).
+		Owns(&appsv1.ControllerRevision{}).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles})
 	if r.Trigger != nil {
 		b = b.WatchesRawSource(source.Channel(r.Trigger, &handler.EnqueueRequestForObject{}))
@@ -566,22 +566,32 @@ func selectorOf(cs *unstructured.Unstructured) *model.LabelSelector {
 	return m.Spec.Selector
 }
 
-// Lookup tells the expectations what the listed objects show.
+// Lookup tells the expectations what the listed objects show. Its map is
+// built at the first question: a CloneSet at rest has no expectation, and
+// its reconcile asks none.
 func Lookup(objs Objects) expectations.Lookup {
-	shown := map[expectations.Object]expectations.Observation{}
-	for i := range objs.Pods {
-		p := &objs.Pods[i]
-		shown[expectations.Object{Kind: KindPod, Name: p.Name}] = expectations.Observation{Present: true, Terminating: p.DeletionTimestamp != nil, ResourceVersion: p.ResourceVersion}
+	var shown map[expectations.Object]expectations.Observation
+	build := func() {
+		shown = make(map[expectations.Object]expectations.Observation, len(objs.Pods)+len(objs.PVCs)+len(objs.Revisions))
+		see := func(kind string, o metav1.Object) {
+			shown[expectations.Object{Kind: kind, Name: o.GetName()}] = expectations.Observation{Present: true, Terminating: o.GetDeletionTimestamp() != nil, ResourceVersion: o.GetResourceVersion()}
+		}
+		for i := range objs.Pods {
+			see(KindPod, &objs.Pods[i])
+		}
+		for i := range objs.PVCs {
+			see(KindPVC, &objs.PVCs[i])
+		}
+		for i := range objs.Revisions {
+			see(KindRevision, &objs.Revisions[i])
+		}
 	}
-	for i := range objs.PVCs {
-		c := &objs.PVCs[i]
-		shown[expectations.Object{Kind: KindPVC, Name: c.Name}] = expectations.Observation{Present: true, Terminating: c.DeletionTimestamp != nil, ResourceVersion: c.ResourceVersion}
+	return func(o expectations.Object) expectations.Observation {
+		if shown == nil {
+			build()
+		}
+		return shown[o]
 	}
-	for i := range objs.Revisions {
-		v := &objs.Revisions[i]
-		shown[expectations.Object{Kind: KindRevision, Name: v.Name}] = expectations.Observation{Present: true, Terminating: v.DeletionTimestamp != nil, ResourceVersion: v.ResourceVersion}
-	}
-	return func(o expectations.Object) expectations.Observation { return shown[o] }
 }
 
 var _ reconcile.Reconciler = (*Reconciler)(nil)
