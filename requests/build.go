@@ -186,6 +186,9 @@ type builder struct {
 	pods map[string]*model.Pod
 	pvcs map[string]*model.PVC
 	revs map[string]*model.Revision
+	// inPlace computes the in-place change of each pair of revisions once,
+	// however many pods the plan updates between them.
+	inPlace *inplace.RevisionIndex
 	// resizeSubresource sends resource changes to the pods/resize
 	// subresource (Options.ResizeSubresource).
 	resizeSubresource bool
@@ -638,7 +641,10 @@ func (b *builder) updateInPlace(a model.Action) error {
 	if old == nil || target == nil {
 		return fmt.Errorf("revision %s or %s not found", a.FromRevision, a.ToRevision)
 	}
-	spec := inplace.Calculate(old, target, inplace.Options{Policy: lifecycle.Policy(b.cs), Gates: b.s.Gates})
+	if b.inPlace == nil {
+		b.inPlace = inplace.NewRevisionIndex(b.s.Revisions)
+	}
+	spec := b.inPlace.Calculate(old, target, inplace.Options{Policy: lifecycle.Policy(b.cs), Gates: b.s.Gates})
 	if !spec.Feasible {
 		return fmt.Errorf("not possible in place from %s to %s: %s", old.Name, target.Name, spec.Reason)
 	}
