@@ -46,7 +46,8 @@ type revisionSet struct {
 // writes of LSV 2.3: a derived update revision is created (see
 // deriveRevision), an equal revision that is not the last in history order
 // is renumbered to the newest stored number + 1 (bumpTo). A spec.template the
-// API types cannot read leaves rs.err set (the plan is refused).
+// API types cannot read sets rs.err and resolves nothing else (the plan is
+// refused).
 func resolveRevisions(cs *model.CloneSet, revs []*model.Revision, notes *notes) revisionSet {
 	rs := revisionSet{sorted: model.SortRevisions(revs), byName: make(map[string]*model.Revision, len(revs))}
 	for _, r := range rs.sorted {
@@ -64,15 +65,17 @@ func resolveRevisions(cs *model.CloneSet, revs []*model.Revision, notes *notes) 
 		}
 		return want
 	}
-	if err := podtemplate.Check(cs.Spec.Template.Tree(), ""); err != nil {
+	tree := cs.Spec.Template.Tree()
+	if err := podtemplate.Check(tree, ""); err != nil {
 		rs.err = templateError(cs, err)
+		return rs // the plan is refused: nothing else is resolved
 	}
 	for i := len(rs.sorted) - 1; i >= 0 && rs.err == nil; i-- {
 		r := rs.sorted[i]
 		if !r.HasTemplate {
 			continue
 		}
-		if sameTree(r.Template.Tree(), cs.Spec.Template.Tree(), true) {
+		if sameTree(r.Template.Tree(), tree, true) {
 			rs.update = r
 			break
 		}

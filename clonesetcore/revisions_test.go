@@ -464,6 +464,25 @@ func TestPlanRefusesUnreadableTemplate(t *testing.T) {
 	if _, _, err := clonesetcore.NewRevision(w.cs, 1, 0); err == nil || err.Error() != want {
 		t.Errorf("NewRevision: %v\nwant %s", err, want)
 	}
+	// Mended, the template plans again, and the Tracker that refused it
+	// plans as Plan does.
+	fixed := w.cs.DeepCopy()
+	fixed.Spec.Template.Raw["spec"].(map[string]any)["hostNetwork"] = true
+	w.s.CloneSet = fixed
+	plan, err := clonesetcore.Plan(w.s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.Sync(w.s)
+	got, err := tr.Plan(w.s.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := plan.JSON()
+	b, _ := got.JSON()
+	if string(a) != string(b) || len(plan.Actions) == 0 {
+		t.Errorf("after the mend the Tracker plans\n%s\nPlan plans\n%s", b, a)
+	}
 }
 
 // TestNewRevisionIsUpstreams: the revision upstream builds for a CloneSet:

@@ -217,9 +217,15 @@ func newRoundFrom(s *model.Scenario, src roundSource) *round {
 	var revNotes notes
 	if src != nil {
 		r.revs = src.resolveRevisions(cs, &revNotes)
-		src.classifyPods(r)
 	} else {
 		r.revs = resolveRevisions(cs, s.Revisions, &revNotes)
+	}
+	if r.revs.err != nil {
+		return r // plan returns the error: no pod is read for a refused plan
+	}
+	if src != nil {
+		src.classifyPods(r)
+	} else {
 		r.classifyPods()
 	}
 	r.noteTolerated()
