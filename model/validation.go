@@ -204,7 +204,7 @@ func validate(old, cs *CloneSet, pods []*Pod, stored bool) FieldErrors {
 // pods for (testdata/conformance-revnames records upstream's revisions of
 // such CloneSets). ValidateStored tolerates it; the planner names it in a
 // note.
-func IsRequestAboveLimit(rule string) bool { return strings.HasSuffix(rule, "6-requests") }
+func IsRequestAboveLimit(rule string) bool { return rule == "A6-requests" || rule == "B6-requests" }
 
 // ValidateUpdate runs the update-only rules on a change from old to cs (both
 // defaulted): A19 (name, namespace and uid are immutable), A20 (only replicas,

@@ -44,3 +44,22 @@ func TestValidateStoredA10(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateStoredToleratesOnlyRequestsAboveLimits: a stored object keeps
+// a request above its limit (A6-requests, B6-requests: upstream builds its
+// revision) and no other resources rule.
+func TestValidateStoredToleratesOnlyRequestsAboveLimits(t *testing.T) {
+	for _, v := range []string{APIVersionV1alpha1, APIVersionV1beta1} {
+		above := validCloneSet(v)
+		above.Spec.Template.Spec.Containers[0].Resources.Requests = map[string]Quantity{"memory": MustParseQuantity("2Gi")}
+		above.Spec.Template.Spec.Containers[0].Resources.Limits = map[string]Quantity{"memory": MustParseQuantity("1Gi")}
+		if errs := ValidateStored(above, nil); len(errs) != 0 {
+			t.Errorf("%s: a request above its limit is refused in a stored object: %v", v, errs)
+		}
+		negative := validCloneSet(v)
+		negative.Spec.Template.Spec.Containers[0].Resources.Requests = map[string]Quantity{"cpu": MustParseQuantity("-1")}
+		if errs := ValidateStored(negative, nil); len(errs) != 1 || !strings.HasSuffix(errs[0].Rule, "6") {
+			t.Errorf("%s: a negative request in a stored object: %v, want its A6/B6 error", v, errs)
+		}
+	}
+}

@@ -87,6 +87,20 @@ func TestValidateRules(t *testing.T) {
 		{"A6 negative request", alpha(func(cs *CloneSet, _ *V1alpha1Fields) {
 			cs.Spec.Template.Spec.Containers[0].Resources.Requests = map[string]Quantity{"cpu": MustParseQuantity("-1")}
 		}), []string{"A6"}, "spec.template.spec.containers[0].resources.requests[cpu]", "must be greater than or equal to 0"},
+		{"A0 a template member the API types cannot read", alpha(func(cs *CloneSet, _ *V1alpha1Fields) {
+			cs.Spec.Template.Raw["spec"].(map[string]any)["hostNetwork"] = "yes"
+		}), []string{"A0"}, "spec.template.spec.hostNetwork", "expected true or false"},
+		{"B0 the same in v1beta1", beta(func(cs *CloneSet, _ *RollingUpdateStrategy) {
+			cs.Spec.Template.Raw["spec"].(map[string]any)["hostNetwork"] = "yes"
+		}), []string{"B0"}, "spec.template.spec.hostNetwork", "expected true or false"},
+		{"A6-requests request above limit", alpha(func(cs *CloneSet, _ *V1alpha1Fields) {
+			cs.Spec.Template.Spec.Containers[0].Resources.Requests = map[string]Quantity{"memory": MustParseQuantity("2Gi")}
+			cs.Spec.Template.Spec.Containers[0].Resources.Limits = map[string]Quantity{"memory": MustParseQuantity("1Gi")}
+		}), []string{"A6-requests"}, "spec.template.spec.containers[0].resources.requests[memory]", "less than or equal to memory limit"},
+		{"B6-requests request above limit", beta(func(cs *CloneSet, _ *RollingUpdateStrategy) {
+			cs.Spec.Template.Spec.Containers[0].Resources.Requests = map[string]Quantity{"memory": MustParseQuantity("2Gi")}
+			cs.Spec.Template.Spec.Containers[0].Resources.Limits = map[string]Quantity{"memory": MustParseQuantity("1Gi")}
+		}), []string{"B6-requests"}, "spec.template.spec.containers[0].resources.requests[memory]", "less than or equal to memory limit"},
 		{"A6 topology key", alpha(func(cs *CloneSet, _ *V1alpha1Fields) {
 			cs.Spec.Template.Spec.TopologySpreadConstraints = []TopologySpreadConstraint{{}}
 		}), []string{"A6"}, "spec.template.spec.topologySpreadConstraints[0].topologyKey", "Required value"},
