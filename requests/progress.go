@@ -20,7 +20,7 @@ type Progress struct {
 // the pod of a claim whose create failed (upstream's createOnePod returns
 // before the pod, scale-and-budgets 4.4). The status write is always sent.
 func (p *Progress) ShouldSend(r Request) bool {
-	status, trailing := r.Action == -1, afterStatus(r)
+	status, trailing := r.IsStatusWrite(), afterStatus(r)
 	switch {
 	case trailing:
 		return !p.statusFailed
@@ -37,7 +37,7 @@ func (p *Progress) ShouldSend(r Request) bool {
 // Failed records that r was sent and failed.
 func (p *Progress) Failed(r Request) {
 	switch {
-	case r.Action == -1:
+	case r.IsStatusWrite():
 		p.statusFailed = true
 	case r.Batch >= 0:
 		if p.failedCreate == nil {

@@ -117,6 +117,10 @@ type Request struct {
 	Action int `json:"action"`
 }
 
+// IsStatusWrite reports whether the request is the round's write of the
+// CloneSet's status (Action -1), which no plan action names.
+func (r *Request) IsStatusWrite() bool { return r.Action == -1 }
+
 // IsCreate, IsPatch and IsDelete report the request's verb.
 func (r *Request) IsCreate() bool { return r.Verb == VerbCreate }
 

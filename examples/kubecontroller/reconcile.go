@@ -399,7 +399,7 @@ func onlyStatusConflict(outcomes []Outcome) bool {
 	for _, o := range outcomes {
 		switch {
 		case o.Err == nil:
-		case o.Request.Action == -1 && o.Request.Resource == requests.ResourceCloneSets && o.Request.Subresource == requests.SubresourceStatus && apierrors.IsConflict(o.Err):
+		case o.Request.IsStatusWrite() && apierrors.IsConflict(o.Err):
 			conflict = true
 		default:
 			return false

@@ -351,6 +351,11 @@ func TestStatusConflictIsNoError(t *testing.T) {
 			_, pod := obj.(*corev1.Pod)
 			return verb == "create" && pod
 		}, true},
+		{"the status write and a pod create", func(verb string, obj client.Object) bool {
+			_, pod := obj.(*corev1.Pod)
+			_, cloneSet := obj.(*unstructured.Unstructured)
+			return verb == "create" && pod || verb == "patch status" && cloneSet
+		}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			api := newAPIServer(func() time.Time { return now }, namespacedCopy(t, "web", 2, inPlace))
