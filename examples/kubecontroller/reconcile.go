@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/clonecore/cloneset/clonesetcore"
 	"github.com/clonecore/cloneset/expectations"
@@ -438,10 +439,7 @@ func (r *Reconciler) refuse(ctx context.Context, cs *unstructured.Unstructured, 
 		return
 	}
 	st.refused = key
-	note := "refused, nothing written: " + reason
-	if len(note) > maxEventNote {
-		note = note[:maxEventNote-len("...")] + "..."
-	}
+	note := clipNote("refused, nothing written: " + reason)
 	r.logf(ctx, "%s/%s: %s", invalid.Namespace, invalid.Name, note)
 	switch {
 	case r.DryRun:
@@ -473,6 +471,20 @@ func (st *trackedCloneSet) syncWithStore(scn *model.Scenario, store *NodeStore, 
 	}
 	st.nodesAt, st.nodesFromStore = read.at, true
 	return read.nodes
+}
+
+// clipNote cuts a note to maxEventNote bytes with "..." at the end, at a
+// character boundary (a name or value cut inside a UTF-8 sequence would make
+// the note invalid text).
+func clipNote(note string) string {
+	if len(note) <= maxEventNote {
+		return note
+	}
+	cut := maxEventNote - len("...")
+	for cut > 0 && !utf8.RuneStart(note[cut]) {
+		cut--
+	}
+	return note[:cut] + "..."
 }
 
 // samePlan checks that plan, from the Tracker, is what clonesetcore.Plan

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/clonecore/cloneset/expectations"
 	"github.com/clonecore/cloneset/requests"
@@ -387,5 +388,21 @@ func TestStatusConflictIsNoError(t *testing.T) {
 				t.Fatalf("a conflict on %s: the status-conflict line logged %v; log: %q", tc.name, logged, lines)
 			}
 		})
+	}
+}
+
+// TestClipNote: an event note above the API's 1024 bytes is cut to 1024
+// with "...", never inside a character.
+func TestClipNote(t *testing.T) {
+	short := "refused: spec.replicas"
+	if got := clipNote(short); got != short {
+		t.Errorf("a short note changed: %q", got)
+	}
+	for pad := 0; pad < 4; pad++ {
+		long := strings.Repeat("x", pad) + strings.Repeat("é", 600) // 2 bytes each
+		got := clipNote(long)
+		if len(got) > maxEventNote || !strings.HasSuffix(got, "...") || !utf8.ValidString(got) {
+			t.Errorf("pad %d: %d bytes, valid UTF-8 %v, ends %q", pad, len(got), utf8.ValidString(got), got[len(got)-5:])
+		}
 	}
 }
