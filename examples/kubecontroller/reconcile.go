@@ -365,7 +365,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (res 
 		}
 	}
 	round.Plan = plan
-	reqs, err := r.buildRequests(scn, plan)
+	// The requests for the server's version (from 1.32 resource changes go
+	// to the pods/resize subresource).
+	reqs, err := requests.BuildWithOptions(scn, plan, requests.Options{ServerVersion: r.ServerVersion})
 	if err != nil {
 		return reconcile.Result{}, fmt.Errorf("%s: requests of the plan: %w", owner, err)
 	}
@@ -407,13 +409,6 @@ func onlyStatusConflict(outcomes []Outcome) bool {
 		}
 	}
 	return conflict
-}
-
-// buildRequests turns a plan into the round's API requests for the API
-// server's version (r.ServerVersion: from 1.32 resource changes go to the
-// pods/resize subresource).
-func (r *Reconciler) buildRequests(scn *model.Scenario, plan *clonesetcore.Result) ([]requests.Request, error) {
-	return requests.BuildWithOptions(scn, plan, requests.Options{ServerVersion: r.ServerVersion})
 }
 
 // dryRun logs the requests of a round and sends none.
