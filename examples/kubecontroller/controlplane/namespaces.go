@@ -12,11 +12,21 @@ import (
 // CreateNamespace creates the namespace name and waits until it has its
 // default service account (kube-controller-manager creates it a moment
 // later; until then the API server's ServiceAccount admission refuses
-// pods in it).
+// pods in it). Without kube-controller-manager (WithoutControllerManager)
+// it creates that service account itself, with no token mounted into pods
+// (so that pods keep exactly the volumes they are created with).
 func (cp *ControlPlane) CreateNamespace(ctx context.Context, name string) error {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
 	if _, err := cp.clientset.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("controlplane: create namespace %s: %w", name, err)
+	}
+	if !cp.enabled(ControllerManager) {
+		no := false
+		sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: name}, AutomountServiceAccountToken: &no}
+		if _, err := cp.clientset.CoreV1().ServiceAccounts(name).Create(ctx, sa, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("controlplane: the default service account of %s: %w", name, err)
+		}
+		return nil
 	}
 	return cp.waitFor(ctx, ControllerManager, "the default service account in namespace "+name, func(ctx context.Context) error {
 		return cp.defaultServiceAccount(ctx, name)

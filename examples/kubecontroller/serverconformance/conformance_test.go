@@ -86,7 +86,7 @@ func replayRecord(t *testing.T, s *server, file, worldsDir string, resources []s
 		t.Fatalf("world %s: %v", rec.World, err)
 	}
 	repairRecord(rec, hashes)
-	l, err := load(ctx, s.client, w, prefix)
+	l, err := load(ctx, s.client, sharedCP.CreateNamespace, w, prefix)
 	defer l.unload(context.Background(), s.client)
 	if err != nil {
 		t.Fatalf("world %s: loading it into kube-apiserver: %v", rec.World, err)

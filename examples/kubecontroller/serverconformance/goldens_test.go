@@ -96,7 +96,7 @@ func sendScenario(t *testing.T, s *server, file, prefix string) (int, []error, e
 	if err != nil {
 		return 0, nil, err
 	}
-	l, err := load(ctx, s.client, w, prefix)
+	l, err := load(ctx, s.client, sharedCP.CreateNamespace, w, prefix)
 	defer l.unload(context.Background(), s.client)
 	if apierrors.IsInvalid(err) {
 		return 0, nil, err

@@ -202,8 +202,9 @@ func stripServerOnly(o map[string]any) {
 }
 
 // load creates the world's objects on the server, each world namespace in
-// a new namespace named prefix + "-" + its name.
-func load(ctx context.Context, c client.Client, w *world, prefix string) (*loaded, error) {
+// a new namespace named prefix + "-" + its name (made by createNamespace:
+// the control plane's CreateNamespace).
+func load(ctx context.Context, c client.Client, createNamespace func(context.Context, string) error, w *world, prefix string) (*loaded, error) {
 	l := &loaded{namespace: map[string]string{}, toServer: map[string]string{}, toWorld: map[string]string{}, worldVersion: map[string]string{}, serverVersion: map[string]string{}}
 	for _, ns := range w.namespaces() {
 		sns := prefix + "-" + ns
@@ -211,16 +212,10 @@ func load(ctx context.Context, c client.Client, w *world, prefix string) (*loade
 			sns = sns[:63]
 		}
 		l.namespace[ns] = sns
-		if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: sns}}); err != nil {
-			return l, fmt.Errorf("namespace %s: %w", sns, err)
-		}
-		// The ServiceAccount admission plugin wants the namespace's default
-		// service account (kube-controller-manager, not running here, would
-		// make it); no token is mounted, so pods keep the world's volumes.
-		no := false
-		sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: sns}, AutomountServiceAccountToken: &no}
-		if err := c.Create(ctx, sa); err != nil {
-			return l, fmt.Errorf("service account of %s: %w", sns, err)
+		// With its default service account, which mounts no token: pods
+		// keep the world's volumes.
+		if err := createNamespace(ctx, sns); err != nil {
+			return l, err
 		}
 	}
 	for _, kind := range loadOrder {
