@@ -26,13 +26,18 @@ type ConversionCache struct {
 	pvcs      map[string]cached[*model.PVC]
 	revisions map[string]cached[*model.Revision]
 	nodes     map[string]cached[*model.Node]
+	// round counts the conversions (Scenario calls): an entry not looked
+	// up in the current one is forgotten at its end (sweep).
+	round uint64
 }
 
-// cached is one converted object and the version it was converted from.
+// cached is one converted object, the version it was converted from and
+// the round it was last looked up in.
 type cached[T any] struct {
 	uid     types.UID
 	version string
 	obj     T
+	round   uint64
 }
 
 // NewConversionCache returns an empty cache.
@@ -45,24 +50,28 @@ func NewConversionCache() *ConversionCache {
 }
 
 // lookup returns the cached conversion of the object named name at uid and
-// version, converting (and remembering) it when there is none. An object
-// without a resourceVersion is always converted.
-func lookup[T any](m map[string]cached[T], name string, uid types.UID, version string, convert func() (T, error)) (T, error) {
+// version, converting (and remembering) it when there is none, and marks it
+// seen in round. An object without a resourceVersion is always converted.
+func lookup[T any](m map[string]cached[T], round uint64, name string, uid types.UID, version string, convert func() (T, error)) (T, error) {
 	if c, ok := m[name]; ok && version != "" && c.uid == uid && c.version == version {
+		if c.round != round {
+			c.round = round
+			m[name] = c
+		}
 		return c.obj, nil
 	}
 	obj, err := convert()
 	if err != nil {
 		return obj, err
 	}
-	m[name] = cached[T]{uid: uid, version: version, obj: obj}
+	m[name] = cached[T]{uid: uid, version: version, obj: obj, round: round}
 	return obj, nil
 }
 
-// keep forgets the cached objects whose names are not in seen.
-func keep[T any](m map[string]cached[T], seen map[string]bool) {
-	for name := range m {
-		if !seen[name] {
+// sweepMap forgets the entries not looked up in round.
+func sweepMap[T any](m map[string]cached[T], round uint64) {
+	for name, c := range m {
+		if c.round != round {
 			delete(m, name)
 		}
 	}
@@ -72,39 +81,37 @@ func keep[T any](m map[string]cached[T], seen map[string]bool) {
 // resourceVersion are unchanged: the same pointer round after round, so
 // that the Tracker keeps what it derived from it.
 func (c *ConversionCache) cloneSet(u *unstructured.Unstructured, convert func() (*model.CloneSet, error)) (*model.CloneSet, error) {
-	return lookup(c.cloneSets, u.GetName(), u.GetUID(), u.GetResourceVersion(), convert)
+	return lookup(c.cloneSets, c.round, u.GetName(), u.GetUID(), u.GetResourceVersion(), convert)
 }
 
 func (c *ConversionCache) pod(p *corev1.Pod, q map[string]model.Quantity) *model.Pod {
-	out, _ := lookup(c.pods, p.Name, p.UID, p.ResourceVersion, func() (*model.Pod, error) { return podFromObject(p, q), nil })
+	out, _ := lookup(c.pods, c.round, p.Name, p.UID, p.ResourceVersion, func() (*model.Pod, error) { return podFromObject(p, q), nil })
 	return out
 }
 
 func (c *ConversionCache) pvc(v *corev1.PersistentVolumeClaim) *model.PVC {
-	out, _ := lookup(c.pvcs, v.Name, v.UID, v.ResourceVersion, func() (*model.PVC, error) { return PVCFromObject(v), nil })
+	out, _ := lookup(c.pvcs, c.round, v.Name, v.UID, v.ResourceVersion, func() (*model.PVC, error) { return PVCFromObject(v), nil })
 	return out
 }
 
 func (c *ConversionCache) revision(r *appsv1.ControllerRevision) (*model.Revision, error) {
-	return lookup(c.revisions, r.Name, r.UID, r.ResourceVersion, func() (*model.Revision, error) { return RevisionFromObject(r) })
+	return lookup(c.revisions, c.round, r.Name, r.UID, r.ResourceVersion, func() (*model.Revision, error) { return RevisionFromObject(r) })
 }
 
 func (c *ConversionCache) node(n *corev1.Node) *model.Node {
-	out, _ := lookup(c.nodes, n.Name, n.UID, n.ResourceVersion, func() (*model.Node, error) { return NodeFromObject(n), nil })
+	out, _ := lookup(c.nodes, c.round, n.Name, n.UID, n.ResourceVersion, func() (*model.Node, error) { return NodeFromObject(n), nil })
 	return out
 }
 
-// prune forgets the objects that are not in objs any more.
-func (c *ConversionCache) prune(objs Objects) {
-	seen := func(n int, name func(int) string) map[string]bool {
-		m := make(map[string]bool, n)
-		for i := 0; i < n; i++ {
-			m[name(i)] = true
-		}
-		return m
-	}
-	keep(c.pods, seen(len(objs.Pods), func(i int) string { return objs.Pods[i].Name }))
-	keep(c.pvcs, seen(len(objs.PVCs), func(i int) string { return objs.PVCs[i].Name }))
-	keep(c.revisions, seen(len(objs.Revisions), func(i int) string { return objs.Revisions[i].Name }))
-	keep(c.nodes, seen(len(objs.Nodes), func(i int) string { return objs.Nodes[i].Name }))
+// begin starts a conversion: the objects it looks up are the ones kept.
+func (c *ConversionCache) begin() { c.round++ }
+
+// sweep ends a conversion: it forgets the objects the conversion did not
+// look up (gone from the listing), without building sets of the names.
+func (c *ConversionCache) sweep() {
+	sweepMap(c.cloneSets, c.round)
+	sweepMap(c.pods, c.round)
+	sweepMap(c.pvcs, c.round)
+	sweepMap(c.revisions, c.round)
+	sweepMap(c.nodes, c.round)
 }

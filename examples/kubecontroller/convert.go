@@ -125,6 +125,7 @@ func Scenario(objs Objects, opts ScenarioOptions) (*model.Scenario, error) {
 	var cs *model.CloneSet
 	var err error
 	if opts.Cache != nil {
+		opts.Cache.begin()
 		cs, err = opts.Cache.cloneSet(objs.CloneSet, convert)
 	} else {
 		cs, err = convert()
@@ -134,9 +135,6 @@ func Scenario(objs Objects, opts ScenarioOptions) (*model.Scenario, error) {
 	}
 	q := map[string]model.Quantity{}
 	pods := make([]*model.Pod, len(objs.Pods))
-	if opts.Cache != nil {
-		opts.Cache.prune(objs)
-	}
 	for i := range objs.Pods {
 		if opts.Cache != nil {
 			pods[i] = opts.Cache.pod(&objs.Pods[i], q)
@@ -210,6 +208,9 @@ func Scenario(objs Objects, opts ScenarioOptions) (*model.Scenario, error) {
 		} else {
 			scn.Nodes = append(scn.Nodes, NodeFromObject(&objs.Nodes[i]))
 		}
+	}
+	if opts.Cache != nil {
+		opts.Cache.sweep()
 	}
 	return scn, nil
 }
