@@ -541,9 +541,15 @@ func (r *Reconciler) list(ctx context.Context, cs *unstructured.Unstructured, wi
 	if err := r.listOwned(ctx, ns, uid, copies, &revs, &orphanRevs, func() { revs.Items = append(revs.Items, orphanRevs.Items...) }); err != nil {
 		return objs, err
 	}
-	sel := selectorOf(cs)
+	// The selector is read (the CloneSet decoded) only for an orphan
+	// revision, which is rare.
+	var sel *model.LabelSelector
+	selRead := false
 	for _, rev := range revs.Items {
 		ref := controllerOf(rev.OwnerReferences)
+		if ref == nil && !selRead {
+			sel, selRead = selectorOf(cs), true
+		}
 		switch {
 		case ref != nil && ref.UID == cs.GetUID() && ref.Kind == "CloneSet":
 		case ref == nil && sel != nil && sel.Matches(rev.Labels):
