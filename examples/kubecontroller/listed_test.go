@@ -311,3 +311,27 @@ func sharesCache(t *testing.T, r *Reconciler, c cache.Cache, cs *unstructured.Un
 		t.Fatal("List returned no pod")
 	}
 }
+
+// TestCopyListedListsCopies: with CopyListed, List hands out deep copies
+// (the label maps are not the cache's), so that code of a caller may write
+// to them; without it, the cache's own (sharesCache).
+func TestCopyListedListsCopies(t *testing.T) {
+	objs := restingWorld(t, hookedCloneSet(t, inPlace))
+	c := filledCache(t, objs, nil)
+	r := &Reconciler{Client: newRecordingClient(c), UseOwnerIndex: true, CopyListed: true}
+	listed, err := r.List(context.Background(), objs.CloneSet)
+	must(t, err)
+	cached := cacheContents(t, c)
+	if len(listed.Pods) == 0 {
+		t.Fatal("List returned no pod")
+	}
+	for i := range listed.Pods {
+		p := &listed.Pods[i]
+		own := cached["Pod "+p.Name].(*corev1.Pod)
+		if reflect.ValueOf(p.Labels).UnsafePointer() == reflect.ValueOf(own.Labels).UnsafePointer() {
+			t.Fatalf("with CopyListed, List returned the cache's own pod %s", p.Name)
+		}
+	}
+	r.CopyListed = false
+	sharesCache(t, r, c, objs.CloneSet)
+}
