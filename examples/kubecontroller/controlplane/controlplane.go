@@ -292,7 +292,7 @@ func (cp *ControlPlane) prepare() error {
 		return err
 	}
 	cp.kubeconfig = filepath.Join(cp.dir, "admin.kubeconfig")
-	if err := writeKubeconfig(cp.kubeconfig, cp.config, AdminUser); err != nil {
+	if err := WriteKubeconfig(cp.kubeconfig, cp.config, AdminUser); err != nil {
 		return err
 	}
 	for _, u := range []struct {
@@ -302,7 +302,7 @@ func (cp *ControlPlane) prepare() error {
 		if err != nil {
 			return err
 		}
-		if err := writeKubeconfig(filepath.Join(cp.dir, u.file), cfg, u.user); err != nil {
+		if err := WriteKubeconfig(filepath.Join(cp.dir, u.file), cfg, u.user); err != nil {
 			return err
 		}
 	}
@@ -829,12 +829,12 @@ func (cp *ControlPlane) UserKubeconfig(user string, groups ...string) (string, e
 		return "", err
 	}
 	f.Close()
-	return f.Name(), writeKubeconfig(f.Name(), cfg, user)
+	return f.Name(), WriteKubeconfig(f.Name(), cfg, user)
 }
 
-// writeKubeconfig writes cfg (host, CA, client certificate) as a
-// kubeconfig with one context for user.
-func writeKubeconfig(path string, cfg *rest.Config, user string) error {
+// WriteKubeconfig writes cfg (host, CA, client certificate; those it has)
+// as a kubeconfig at path with one context, for user.
+func WriteKubeconfig(path string, cfg *rest.Config, user string) error {
 	kc := clientcmdapi.NewConfig()
 	kc.Clusters["controlplane"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
 	kc.AuthInfos[user] = &clientcmdapi.AuthInfo{ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData}

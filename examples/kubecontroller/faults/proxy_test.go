@@ -20,8 +20,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/clonecore/cloneset/examples/kubecontroller/controlplane"
 )
 
 // proxy is a reverse proxy on loopback between a controller process and
@@ -195,13 +195,8 @@ func (p *proxy) requests() []proxied {
 // credentials).
 func (p *proxy) kubeconfig() string {
 	p.t.Helper()
-	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["proxy"] = &clientcmdapi.Cluster{Server: p.server.URL}
-	cfg.AuthInfos["proxy"] = &clientcmdapi.AuthInfo{}
-	cfg.Contexts["proxy"] = &clientcmdapi.Context{Cluster: "proxy", AuthInfo: "proxy"}
-	cfg.CurrentContext = "proxy"
 	path := filepath.Join(p.t.TempDir(), "proxy.kubeconfig")
-	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+	if err := controlplane.WriteKubeconfig(path, &rest.Config{Host: p.server.URL}, "proxy"); err != nil {
 		p.t.Fatal(err)
 	}
 	return path
