@@ -154,25 +154,3 @@ func ptrValue(s *string) string {
 	}
 	return *s
 }
-
-// dnsLabel makes s a DNS label of at most n characters (lower case,
-// letters, digits and '-').
-func dnsLabel(s string, n int) string {
-	var b strings.Builder
-	for _, c := range strings.ToLower(s) {
-		switch {
-		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
-			b.WriteRune(c)
-		default:
-			b.WriteByte('-')
-		}
-	}
-	out := strings.Trim(b.String(), "-")
-	if len(out) > n {
-		out = strings.TrimRight(out[:n], "-")
-	}
-	if out == "" {
-		out = "run"
-	}
-	return out
-}

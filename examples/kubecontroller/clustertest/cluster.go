@@ -33,9 +33,6 @@ type Cluster struct {
 	// (/version's gitVersion, "v1.37.2"): the Reconciler builds its
 	// requests for it.
 	ServerVersion string
-
-	mu   sync.Mutex
-	runs int // Runs started, for unique namespace names
 }
 
 // DefaultOptions are the control plane options of Start when none are
@@ -91,14 +88,6 @@ func Start(ctx context.Context, opts controlplane.Options) (_ *Cluster, err erro
 
 // Stop stops the control plane and removes its files.
 func (c *Cluster) Stop() error { return c.ControlPlane.Stop() }
-
-// namespaceFor returns a fresh namespace name for a Run of scenario name.
-func (c *Cluster) namespaceFor(name string) string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.runs++
-	return fmt.Sprintf("%s-%d", dnsLabel(name, 50), c.runs)
-}
 
 // shared is the package's Cluster of Shared and Main.
 var shared struct {

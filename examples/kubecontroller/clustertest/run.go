@@ -166,12 +166,13 @@ func (c *Cluster) Start(t testing.TB, sc Scenario) *Run {
 	if sc.Outcome == "" {
 		sc.Outcome = sim.Converged
 	}
-	r := &Run{Cluster: c, Scenario: sc, Namespace: c.namespaceFor(sc.Name), t: t,
+	r := &Run{Cluster: c, Scenario: sc, t: t,
 		trigger: make(chan event.GenericEvent, 1), stopped: make(chan struct{}), started: time.Now(),
 		hooked: map[types.UID]time.Time{}, provisioned: map[types.UID]bool{}}
 	r.ctx, r.stop = context.WithCancel(context.Background())
 	t.Cleanup(r.Stop)
-	if err := c.ControlPlane.CreateNamespace(r.ctx, r.Namespace); err != nil {
+	var err error
+	if r.Namespace, err = c.ControlPlane.NewNamespace(r.ctx, sc.Name); err != nil {
 		t.Fatalf("%s: create namespace: %v", sc.Name, err)
 	}
 	gates := model.DefaultFeatureGates()

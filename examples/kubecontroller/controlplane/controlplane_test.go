@@ -6,7 +6,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -67,24 +66,12 @@ func shared(t *testing.T) *ControlPlane {
 	return sharedPlane.cp
 }
 
-var namespaces struct {
-	sync.Mutex
-	n int
-}
-
 // newNamespace creates a namespace for t (with its default service
 // account) and returns its name.
 func newNamespace(t *testing.T, cp *ControlPlane) string {
 	t.Helper()
-	namespaces.Lock()
-	namespaces.n++
-	name := fmt.Sprintf("%s-%d", strings.ToLower(regexp.MustCompile(`[^A-Za-z0-9]+`).ReplaceAllString(t.Name(), "-")), namespaces.n)
-	namespaces.Unlock()
-	if len(name) > 63 {
-		name = name[len(name)-63:]
-	}
-	name = strings.Trim(name, "-")
-	if err := cp.CreateNamespace(t.Context(), name); err != nil {
+	name, err := cp.NewNamespace(t.Context(), t.Name())
+	if err != nil {
 		t.Fatal(err)
 	}
 	return name

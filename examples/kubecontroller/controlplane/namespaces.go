@@ -3,6 +3,8 @@ package controlplane
 import (
 	"context"
 	"fmt"
+	"strings"
+	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -41,4 +43,42 @@ func (cp *ControlPlane) defaultServiceAccount(ctx context.Context, namespace str
 		return fmt.Errorf("no service account %s/default yet", namespace)
 	}
 	return err
+}
+
+// namespaceCount numbers the namespaces NewNamespace makes, across control
+// planes of a process.
+var namespaceCount atomic.Int64
+
+// NewNamespace creates a namespace named after hint (a test or scenario
+// name: lower-cased, every run of other characters than letters and digits
+// made one '-', cut to leave room for the number) and a number no other
+// NewNamespace of the process gave, as CreateNamespace does, and returns
+// its name.
+func (cp *ControlPlane) NewNamespace(ctx context.Context, hint string) (string, error) {
+	name := fmt.Sprintf("%s-%d", dnsLabel(hint, 50), namespaceCount.Add(1))
+	return name, cp.CreateNamespace(ctx, name)
+}
+
+// dnsLabel makes s a DNS label of at most n characters (lower case,
+// letters, digits and '-'; "ns" when nothing is left).
+func dnsLabel(s string, n int) string {
+	var b strings.Builder
+	dash := false
+	for _, c := range strings.ToLower(s) {
+		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' {
+			b.WriteRune(c)
+			dash = false
+		} else if !dash {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	out := strings.Trim(b.String(), "-")
+	if len(out) > n {
+		out = strings.TrimRight(out[:n], "-")
+	}
+	if out == "" {
+		out = "ns"
+	}
+	return out
 }

@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -87,19 +85,11 @@ type env struct {
 	pods *podWatcher
 }
 
-var namespaceCount struct {
-	sync.Mutex
-	n int
-}
-
 // newEnv creates a namespace for t and starts watching its pods.
 func newEnv(t testing.TB, cp *controlplane.ControlPlane) *env {
 	t.Helper()
-	namespaceCount.Lock()
-	namespaceCount.n++
-	ns := fmt.Sprintf("%s-%d", strings.ToLower(regexp.MustCompile(`[^A-Za-z0-9]+`).ReplaceAllString(strings.TrimPrefix(t.Name(), "TestFault"), "-")), namespaceCount.n)
-	namespaceCount.Unlock()
-	if err := cp.CreateNamespace(t.Context(), ns); err != nil {
+	ns, err := cp.NewNamespace(t.Context(), strings.TrimPrefix(t.Name(), "TestFault"))
+	if err != nil {
 		t.Fatal(err)
 	}
 	e := &env{t: t, cp: cp, ns: ns, cs: cp.Clientset(), dyn: dynamic.NewForConfigOrDie(cp.Config())}
