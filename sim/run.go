@@ -355,7 +355,7 @@ func (s *Simulator) Step() (*Step, error) {
 	}
 	step.World = c.TakeLog()
 	for _, w := range step.World {
-		if strings.HasPrefix(w, "node ") && strings.HasSuffix(w, " lost") {
+		if nodeLossLine(w) {
 			s.loss = true
 		}
 	}
@@ -669,6 +669,19 @@ func (s *Simulator) scaleOutDeadlock() bool {
 	}
 	b := s.steps[len(s.steps)-1].Plan.Budget
 	return b.ScaleUp > 0 && b.ScaleUpLimit <= 0
+}
+
+// nodeLossLine reports whether a line of the world's log is a node loss or one
+// of its later steps: the node lost, a pod of it failed or evicted, the node
+// deleted with its pods. The later steps count on their own because a rollout
+// can begin between them: a pod evicted from a node lost in the round the
+// rollout began was counted as an old pod when it began, and leaves without the
+// update phase when the eviction comes.
+func nodeLossLine(w string) bool {
+	return (strings.HasPrefix(w, "node ") && strings.HasSuffix(w, " lost")) ||
+		strings.Contains(w, ": evicted from lost node ") ||
+		strings.Contains(w, ": failed (node ") ||
+		(strings.HasPrefix(w, "node ") && strings.Contains(w, " deleted; the pod garbage collector removes"))
 }
 
 // trackRollout follows the partition during a rollout (for InvPartition).

@@ -434,3 +434,31 @@ func TestUpstreamGapPreparingUpdateAsUpdateSurge(t *testing.T) {
 		t.Errorf("outcome %s, convergence waiver %q", res.Outcome, res.Invariants[4].Waived)
 	}
 }
+
+// TestPartitionInvariantNodeLostAsRollbackBegins is the regression case of the
+// random rollout that failed CI (issue 33): a roll-back to the current revision
+// begins in the very round a node is lost, and the lost node's pods are evicted
+// only later. The old pods on that node were counted when the roll-back began;
+// their replacements are created at the update revision (it is also the
+// current one), so fewer old pods than the partition remain, as upstream
+// leaves them. The eviction is a removal by a node loss, which waives O == P:
+// the invariant must not report it.
+func TestPartitionInvariantNodeLostAsRollbackBegins(t *testing.T) {
+	scn := webScenario(webOptions{replicas: 4, partition: intOrPct("2")})
+	cfg := DefaultConfig()
+	cfg.Nodes = []string{"a", "b"}
+	cfg.Events = []Event{at(60, Change{Image: "web:v2"}), at(200, Change{Image: "web:v1"})}
+	cfg.Faults.NodeLoss = []NodeLoss{{Node: "b", At: 200 * time.Second, Mode: NodeLossEvict, After: 10 * time.Second}}
+	cfg.MaxSteps = 400
+	res := mustRun(t, scn, cfg)
+	if res.Outcome != Converged {
+		t.Fatalf("outcome %s: %s", res.Outcome, res.Reason)
+	}
+	for _, v := range res.Violations() {
+		t.Errorf("%v", v)
+	}
+	// The evicted r2 pod came back at r1: one old pod, below partition 2.
+	if got := finalByRevision(res); got["r1"] != 3 || got["r2"] != 1 {
+		t.Errorf("final pods by revision %v, want r1: 3, r2: 1", got)
+	}
+}
