@@ -411,7 +411,9 @@ func (c *Certificates) watch(ctx context.Context) {
 		mutating.Watch)
 	validating := c.Client.AdmissionregistrationV1().ValidatingWebhookConfigurations()
 	run(&admissionregistrationv1.ValidatingWebhookConfiguration{}, c.Targets.ValidatingConfiguration,
-		func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return validating.List(ctx, o) },
+		func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			return validating.List(ctx, o)
+		},
 		validating.Watch)
 	crds := c.APIExtensions.ApiextensionsV1().CustomResourceDefinitions()
 	run(&apiextensionsv1.CustomResourceDefinition{}, c.Targets.CRD,
