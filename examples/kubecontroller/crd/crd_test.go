@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -79,8 +80,10 @@ func TestVersionsAndSubresources(t *testing.T) {
 	if n.Kind != "CloneSet" || n.ListKind != "CloneSetList" || n.Plural != "clonesets" || n.Singular != "cloneset" || len(n.ShortNames) == 0 {
 		t.Errorf("names %+v", n)
 	}
-	if s.Conversion == nil || s.Conversion.Strategy != apiextensionsv1.NoneConverter {
-		t.Errorf("conversion %+v, want None", s.Conversion)
+	if conv := s.Conversion; conv == nil || conv.Strategy != apiextensionsv1.WebhookConverter || conv.Webhook == nil || conv.Webhook.ClientConfig == nil ||
+		conv.Webhook.ClientConfig.Service == nil || conv.Webhook.ClientConfig.Service.Path == nil || *conv.Webhook.ClientConfig.Service.Path != "/convert" ||
+		!slices.Equal(conv.Webhook.ConversionReviewVersions, []string{"v1"}) {
+		t.Errorf("conversion %+v, want the webhook at /convert of the Service, ConversionReview v1", s.Conversion)
 	}
 	if len(s.Versions) != 2 {
 		t.Fatalf("%d versions, want v1beta1 and v1alpha1", len(s.Versions))
@@ -127,6 +130,35 @@ func TestVersionsAndSubresources(t *testing.T) {
 		for _, want := range []string{"desired", "updated", "ready", "available", "age"} {
 			if !columns[want] {
 				t.Errorf("%s: no printer column %q", v.Name, want)
+			}
+		}
+	}
+}
+
+// TestVersionsHaveTheirOwnFields: each version declares its own update
+// and scale strategy, and not the other's.
+func TestVersionsHaveTheirOwnFields(t *testing.T) {
+	c := loadCRD(t)
+	for _, tc := range []struct {
+		version       string
+		have, notHave []string
+	}{
+		{"v1beta1",
+			[]string{"/spec/updateStrategy/rollingUpdate/partition", "/spec/updateStrategy/rollingUpdate/podUpdatePolicy", "/spec/updateStrategy/rollingUpdate/inPlaceUpdateStrategy", "/spec/scaleStrategy/enablePVCReuse", "/spec/scaleStrategy/excludePreparingDelete"},
+			[]string{"/spec/updateStrategy/partition", "/spec/updateStrategy/maxSurge", "/spec/updateStrategy/inPlaceUpdateStrategy", "/spec/scaleStrategy/disablePVCReuse"}},
+		{"v1alpha1",
+			[]string{"/spec/updateStrategy/partition", "/spec/updateStrategy/maxSurge", "/spec/updateStrategy/paused", "/spec/updateStrategy/inPlaceUpdateStrategy", "/spec/scaleStrategy/disablePVCReuse"},
+			[]string{"/spec/updateStrategy/rollingUpdate", "/spec/scaleStrategy/enablePVCReuse", "/spec/scaleStrategy/excludePreparingDelete"}},
+	} {
+		root := version(t, c, tc.version).Schema.OpenAPIV3Schema
+		for _, p := range tc.have {
+			if _, err := schemaAt(root, p); err != nil {
+				t.Errorf("%s: %v", tc.version, err)
+			}
+		}
+		for _, p := range tc.notHave {
+			if _, err := schemaAt(root, p); err == nil {
+				t.Errorf("%s declares %s, a field of the other version", tc.version, p)
 			}
 		}
 	}
@@ -446,11 +478,13 @@ func propertyOf(s *apiextensionsv1.JSONSchemaProps, name string) *apiextensionsv
 }
 
 // TestNothingIsPruned runs the API server's own pruning on every golden
-// CloneSet and every status write, along the path an object takes with
-// conversion None: pruned by the schema of the version it is written in,
-// then by the storage version's when it is stored; read back, by the
-// storage version's and then by the version it is read in. Not one field
-// may go.
+// CloneSet and every status write, along the path an object takes: pruned
+// by the schema of the version it is written in, converted to the storage
+// version and pruned by its schema when it is stored; read back, converted
+// to the version it is read in and pruned by that version's schema. Not one
+// field may go. (Objects written in one version and read in the other go
+// through the conversion webhook; until it is wired here, the paths that
+// stay in one version are checked.)
 func TestNothingIsPruned(t *testing.T) {
 	c := loadCRD(t)
 	schemas := map[string]*structuralschema.Structural{}
@@ -462,18 +496,21 @@ func TestNothingIsPruned(t *testing.T) {
 		}
 	}
 	golden := readGoldenCloneSets(t)
+	checked := 0
 	check := func(file string, obj map[string]any) {
 		written := versionOf(obj)
-		for read := range schemas {
-			copied := deepCopy(t, obj)
-			var pruned []string
-			for _, name := range []string{written, storage, storage, read} {
-				pruned = append(pruned, pruning.PruneWithOptions(copied, schemas[name], true,
-					structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})...)
-			}
-			if len(pruned) > 0 {
-				t.Errorf("%s: written as %s, read as %s: the API server prunes %v", file, written, read, pruned)
-			}
+		if written != storage {
+			return
+		}
+		checked++
+		copied := deepCopy(t, obj)
+		var pruned []string
+		for _, name := range []string{written, storage, storage, written} {
+			pruned = append(pruned, pruning.PruneWithOptions(copied, schemas[name], true,
+				structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})...)
+		}
+		if len(pruned) > 0 {
+			t.Errorf("%s: written and read as %s: the API server prunes %v", file, written, pruned)
 		}
 	}
 	for _, o := range golden.objects {
@@ -483,8 +520,22 @@ func TestNothingIsPruned(t *testing.T) {
 		for name := range schemas {
 			obj := deepCopy(t, w.value)
 			obj["apiVersion"], obj["kind"] = "apps.kruise.io/"+name, "CloneSet"
-			check(w.file, obj)
+			obj["spec"] = map[string]any{}
+			if name == storage {
+				check(w.file, obj)
+				continue
+			}
+			// The status has one schema in both versions.
+			var pruned []string
+			pruned = append(pruned, pruning.PruneWithOptions(obj, schemas[name], true,
+				structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})...)
+			if len(pruned) > 0 {
+				t.Errorf("%s: status written as %s: the API server prunes %v", w.file, name, pruned)
+			}
 		}
+	}
+	if checked < 100 {
+		t.Errorf("%d objects checked", checked)
 	}
 }
 

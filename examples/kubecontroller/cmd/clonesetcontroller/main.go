@@ -4,7 +4,7 @@
 // and revisions they own, planning every round with the library and sending
 // the requests it builds.
 //
-// Install the CloneSet CustomResourceDefinition first (crd/clonesets.yaml),
+// Install the CloneSet CustomResourceDefinition first (config/manifests/),
 // then:
 //
 //	clonesetcontroller --kubeconfig ~/.kube/config
@@ -290,7 +290,7 @@ func checkServed(dc discovery.ServerResourcesInterface, gvk schema.GroupVersionK
 			}
 		}
 	}
-	return fmt.Errorf("the API server does not serve %s %s: install the CloneSet CustomResourceDefinition (kubectl apply -f crd/clonesets.yaml)", gvk.GroupVersion(), gvk.Kind)
+	return fmt.Errorf("the API server does not serve %s %s: install the CloneSet CustomResourceDefinition (kubectl apply -f config/manifests/)", gvk.GroupVersion(), gvk.Kind)
 }
 
 // skipNameValidation lets a second run in one process register the

@@ -167,7 +167,7 @@ func TestCheckServed(t *testing.T) {
 		dc, err := discoveryClient(&rest.Config{Host: fakeAPIServer(t, "v1.37.2", served).URL})
 		must(t, err)
 		err = checkServed(dc, kubecontroller.CloneSetV1beta1)
-		if served != (err == nil) || err != nil && !strings.Contains(err.Error(), "kubectl apply -f crd/clonesets.yaml") {
+		if served != (err == nil) || err != nil && !strings.Contains(err.Error(), "kubectl apply -f config/manifests/") {
 			t.Errorf("CloneSets served %v: %v", served, err)
 		}
 		if err := checkServed(dc, kubecontroller.CloneSetV1alpha1); err == nil {
@@ -195,7 +195,7 @@ current-context: fake
 func TestRunWithoutTheCRD(t *testing.T) {
 	kubeconfig := writeKubeconfig(t, fakeAPIServer(t, "v1.37.2", false).URL)
 	err := run(context.Background(), []string{"--kubeconfig", kubeconfig}, &bytes.Buffer{}, &bytes.Buffer{})
-	if err == nil || !strings.Contains(err.Error(), "kubectl apply -f crd/clonesets.yaml") {
+	if err == nil || !strings.Contains(err.Error(), "kubectl apply -f config/manifests/") {
 		t.Fatalf("err %v, want the CRD named", err)
 	}
 }
