@@ -88,6 +88,11 @@ type Targets struct {
 	// the manifests name (OpenKruise's WEBHOOK_HOST: for a binary the API
 	// server reaches without a Service, such as tests on one machine).
 	URLHost string
+	// ServiceNamespace and ServiceName, when set (and URLHost is not),
+	// are written into every client configuration naming a Service, as
+	// OpenKruise does: the manifests installed in another namespace (a
+	// kustomize overlay) reach the binary's own Service.
+	ServiceNamespace, ServiceName string
 }
 
 func (c *Certificates) now() time.Time {
@@ -322,6 +327,9 @@ func (c *Certificates) publish(ctx context.Context, bundle []byte) error {
 func (t Targets) configure(cc *admissionregistrationv1.WebhookClientConfig, bundle []byte) bool {
 	changed := setBundle(&cc.CABundle, bundle)
 	if t.URLHost == "" {
+		if cc.Service != nil {
+			changed = t.setService(&cc.Service.Namespace, &cc.Service.Name) || changed
+		}
 		return changed
 	}
 	var path *string
@@ -338,6 +346,9 @@ func (t Targets) configure(cc *admissionregistrationv1.WebhookClientConfig, bund
 func (t Targets) configureCRD(cc *apiextensionsv1.WebhookClientConfig, bundle []byte) bool {
 	changed := setBundle(&cc.CABundle, bundle)
 	if t.URLHost == "" {
+		if cc.Service != nil {
+			changed = t.setService(&cc.Service.Namespace, &cc.Service.Name) || changed
+		}
 		return changed
 	}
 	var path *string
@@ -346,6 +357,19 @@ func (t Targets) configureCRD(cc *apiextensionsv1.WebhookClientConfig, bundle []
 	}
 	if want := t.url(path, cc.URL); cc.URL == nil || *cc.URL != want || cc.Service != nil {
 		cc.URL, cc.Service, changed = &want, nil, true
+	}
+	return changed
+}
+
+// setService sets a Service reference's namespace and name to the
+// targets' (when they are set), reporting whether it changed.
+func (t Targets) setService(namespace, name *string) bool {
+	changed := false
+	if t.ServiceNamespace != "" && *namespace != t.ServiceNamespace {
+		*namespace, changed = t.ServiceNamespace, true
+	}
+	if t.ServiceName != "" && *name != t.ServiceName {
+		*name, changed = t.ServiceName, true
 	}
 	return changed
 }

@@ -194,6 +194,34 @@ func TestSyncURLHost(t *testing.T) {
 	}
 }
 
+// TestSyncServiceOfTheBinary: the Services of the client configurations
+// become the binary's own (its namespace, its Service's name).
+func TestSyncServiceOfTheBinary(t *testing.T) {
+	cs, ext := fakeCluster()
+	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	c := newTestCertificates(cs, ext, &now, "")
+	c.Targets.ServiceNamespace, c.Targets.ServiceName = "elsewhere", "hooks"
+	if _, err := c.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := cs.AdmissionregistrationV1().MutatingWebhookConfigurations().Get(context.Background(), testMutating, metav1.GetOptions{})
+	v, _ := cs.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(context.Background(), testValidate, metav1.GetOptions{})
+	crd, _ := ext.ApiextensionsV1().CustomResourceDefinitions().Get(context.Background(), testCRD, metav1.GetOptions{})
+	got := []string{m.Webhooks[0].ClientConfig.Service.Namespace + "/" + m.Webhooks[0].ClientConfig.Service.Name,
+		m.Webhooks[1].ClientConfig.Service.Namespace + "/" + m.Webhooks[1].ClientConfig.Service.Name,
+		v.Webhooks[0].ClientConfig.Service.Namespace + "/" + v.Webhooks[0].ClientConfig.Service.Name,
+		crd.Spec.Conversion.Webhook.ClientConfig.Service.Namespace + "/" + crd.Spec.Conversion.Webhook.ClientConfig.Service.Name}
+	for _, g := range got {
+		if g != "elsewhere/hooks" {
+			t.Errorf("Services %v, want elsewhere/hooks everywhere", got)
+			break
+		}
+	}
+	if *m.Webhooks[1].ClientConfig.Service.Path != PathMutatePod {
+		t.Errorf("path %s changed", *m.Webhooks[1].ClientConfig.Service.Path)
+	}
+}
+
 // TestSyncMissingTargets: without the webhook configurations (the
 // manifests not applied), a sync fails naming what is missing, and the
 // process is not ready.

@@ -21,21 +21,35 @@ import (
 // Group is the CloneSet's API group.
 const Group = "apps.kruise.io"
 
+// Review is what a CloneSet webhook is asked: the operation, the version
+// of the requested resource (v1alpha1 or v1beta1), the object's namespace
+// and name, and the objects as JSON (Object on a create or an update,
+// OldObject on an update or a delete).
+type Review struct {
+	Operation         admissionv1.Operation
+	Version           string
+	Namespace, Name   string
+	Object, OldObject []byte
+}
+
 // Rules are the CloneSet admission and conversion decisions the webhooks
-// serve, on objects as JSON (either API version, the object's apiVersion
-// says which).
+// serve, on objects as JSON.
 type Rules interface {
-	// Default returns obj as the mutating webhook leaves it; old is the
-	// stored object on an update, nil on a create.
-	Default(obj, old []byte) ([]byte, error)
-	// Validate returns the refusals of obj on a create (old nil) or an
-	// update of old; none when it is accepted.
-	Validate(obj, old []byte) (field.ErrorList, error)
-	// ValidateDelete returns the refusals of deleting obj.
-	ValidateDelete(obj []byte) (field.ErrorList, error)
+	// Default returns the object of a create or an update as the
+	// mutating webhook leaves it, and whether it changed (upstream answers
+	// without a patch when it did not). An error is a 400 Bad Request.
+	Default(ctx context.Context, r Review) (obj []byte, changed bool, err error)
+	// Validate returns the refusals of a create, an update or a delete;
+	// none when it is accepted. An error is a 400 Bad Request.
+	Validate(ctx context.Context, r Review) (field.ErrorList, error)
 	// Convert returns obj in apiVersion (apps.kruise.io/v1alpha1 or
 	// v1beta1); obj is of the other version.
 	Convert(obj []byte, apiVersion string) ([]byte, error)
+}
+
+// reviewOf is the Review of an admission request.
+func reviewOf(req admission.Request) Review {
+	return Review{Operation: req.Operation, Version: req.Resource.Version, Namespace: req.Namespace, Name: req.Name, Object: req.Object.Raw, OldObject: req.OldObject.Raw}
 }
 
 // Handlers serve the webhooks with Rules.
@@ -53,23 +67,18 @@ func isCloneSet(req admission.Request) bool {
 
 // MutateCloneSet is the CloneSet mutating webhook: on a create or an
 // update it answers with the JSON patch from the object to the object as
-// Rules.Default leaves it.
-func (h *Handlers) MutateCloneSet(_ context.Context, req admission.Request) admission.Response {
-	if !isCloneSet(req) {
-		return admission.Allowed("not a CloneSet")
-	}
-	var old []byte
-	switch req.Operation {
-	case admissionv1.Create:
-	case admissionv1.Update:
-		old = req.OldObject.Raw
-	default:
+// Rules.Default leaves it (no patch when the defaults changed nothing).
+func (h *Handlers) MutateCloneSet(ctx context.Context, req admission.Request) admission.Response {
+	if !isCloneSet(req) || req.Operation != admissionv1.Create && req.Operation != admissionv1.Update {
 		return admission.Allowed("")
 	}
-	out, err := h.Rules.Default(req.Object.Raw, old)
+	out, changed, err := h.Rules.Default(ctx, reviewOf(req))
 	if err != nil {
 		h.Log.Info("CloneSet not defaulted", "namespace", req.Namespace, "name", req.Name, "operation", req.Operation, "error", err.Error())
 		return admission.Errored(http.StatusBadRequest, err)
+	}
+	if !changed {
+		return admission.Allowed("")
 	}
 	return admission.PatchResponseFromRaw(req.Object.Raw, out)
 }
@@ -77,28 +86,24 @@ func (h *Handlers) MutateCloneSet(_ context.Context, req admission.Request) admi
 // ValidateCloneSet is the CloneSet validating webhook: a create or an
 // update Rules refuses is answered 422 Unprocessable Entity, a deletion
 // 403 Forbidden (OpenKruise's deletion protection), with one cause per
-// refused field and the message OpenKruise's webhook gives.
-func (h *Handlers) ValidateCloneSet(_ context.Context, req admission.Request) admission.Response {
+// refused field and the message OpenKruise's webhook gives. A delete
+// without the old object is admitted, as upstream.
+func (h *Handlers) ValidateCloneSet(ctx context.Context, req admission.Request) admission.Response {
 	if !isCloneSet(req) {
-		return admission.Allowed("not a CloneSet")
+		return admission.Allowed("")
 	}
-	var errs field.ErrorList
-	var err error
 	code := int32(http.StatusUnprocessableEntity)
 	switch req.Operation {
-	case admissionv1.Create:
-		errs, err = h.Rules.Validate(req.Object.Raw, nil)
-	case admissionv1.Update:
-		errs, err = h.Rules.Validate(req.Object.Raw, req.OldObject.Raw)
+	case admissionv1.Create, admissionv1.Update:
 	case admissionv1.Delete:
 		if len(req.OldObject.Raw) == 0 {
 			return admission.Allowed("")
 		}
 		code = http.StatusForbidden
-		errs, err = h.Rules.ValidateDelete(req.OldObject.Raw)
 	default:
 		return admission.Allowed("")
 	}
+	errs, err := h.Rules.Validate(ctx, reviewOf(req))
 	if err != nil {
 		h.Log.Info("CloneSet not validated", "namespace", req.Namespace, "name", req.Name, "operation", req.Operation, "error", err.Error())
 		return admission.Errored(http.StatusBadRequest, err)

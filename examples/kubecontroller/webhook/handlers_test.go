@@ -22,27 +22,21 @@ import (
 // fakeRules records what it is asked and answers what the test set.
 type fakeRules struct {
 	defaulted     []byte
+	unchanged     bool
 	refusals      field.ErrorList
 	err           error
-	gotObj        []byte
-	gotOld        []byte
-	deleteAsked   bool
+	got           Review
 	convertedTo   []string
 	convertFailOn string // a name whose conversion fails
 }
 
-func (f *fakeRules) Default(obj, old []byte) ([]byte, error) {
-	f.gotObj, f.gotOld = obj, old
-	return f.defaulted, f.err
+func (f *fakeRules) Default(_ context.Context, r Review) ([]byte, bool, error) {
+	f.got = r
+	return f.defaulted, !f.unchanged, f.err
 }
 
-func (f *fakeRules) Validate(obj, old []byte) (field.ErrorList, error) {
-	f.gotObj, f.gotOld = obj, old
-	return f.refusals, f.err
-}
-
-func (f *fakeRules) ValidateDelete(obj []byte) (field.ErrorList, error) {
-	f.gotObj, f.deleteAsked = obj, true
+func (f *fakeRules) Validate(_ context.Context, r Review) (field.ErrorList, error) {
+	f.got = r
 	return f.refusals, f.err
 }
 
@@ -90,13 +84,18 @@ func TestMutateCloneSet(t *testing.T) {
 	if !resp.Allowed || len(resp.Patches) != 1 || resp.Patches[0].Operation != "add" || resp.Patches[0].Path != "/spec/revisionHistoryLimit" {
 		t.Errorf("create: allowed %v, patches %+v; want one add of /spec/revisionHistoryLimit", resp.Allowed, resp.Patches)
 	}
-	if rules.gotOld != nil {
-		t.Errorf("create: old object %s given", rules.gotOld)
+	if g := rules.got; g.Operation != admissionv1.Create || g.Version != "v1beta1" || g.Namespace != "ns" || g.Name != "web" || string(g.Object) != cloneSetJSON || g.OldObject != nil {
+		t.Errorf("create: asked %+v", g)
 	}
 	h.MutateCloneSet(context.Background(), cloneSetRequest(admissionv1.Update, cloneSetJSON, cloneSetOldJSN))
-	if string(rules.gotOld) != cloneSetOldJSN {
-		t.Errorf("update: old object %s, want the request's", rules.gotOld)
+	if string(rules.got.OldObject) != cloneSetOldJSN {
+		t.Errorf("update: old object %s, want the request's", rules.got.OldObject)
 	}
+	rules.unchanged = true
+	if resp := h.MutateCloneSet(context.Background(), cloneSetRequest(admissionv1.Create, cloneSetJSON, "")); !resp.Allowed || len(resp.Patches) != 0 {
+		t.Errorf("unchanged: allowed %v, patches %+v (want no patch, as upstream)", resp.Allowed, resp.Patches)
+	}
+	rules.unchanged = false
 	rules.defaulted = []byte(cloneSetJSON)
 	if resp := h.MutateCloneSet(context.Background(), cloneSetRequest(admissionv1.Create, cloneSetJSON, "")); !resp.Allowed || len(resp.Patches) != 0 {
 		t.Errorf("nothing to default: allowed %v, patches %+v", resp.Allowed, resp.Patches)
@@ -108,9 +107,9 @@ func TestMutateCloneSet(t *testing.T) {
 	rules.err = nil
 	other := cloneSetRequest(admissionv1.Create, cloneSetJSON, "")
 	other.Kind.Kind = "StatefulSet"
-	rules.gotObj = nil
-	if resp := h.MutateCloneSet(context.Background(), other); !resp.Allowed || rules.gotObj != nil {
-		t.Errorf("another kind: allowed %v, rules asked %v", resp.Allowed, rules.gotObj != nil)
+	rules.got = Review{}
+	if resp := h.MutateCloneSet(context.Background(), other); !resp.Allowed || rules.got.Operation != "" {
+		t.Errorf("another kind: allowed %v, rules asked %+v", resp.Allowed, rules.got)
 	}
 }
 
@@ -132,20 +131,20 @@ func TestValidateCloneSet(t *testing.T) {
 		t.Errorf("causes %+v", resp.Result.Details)
 	}
 	h.ValidateCloneSet(context.Background(), cloneSetRequest(admissionv1.Update, cloneSetJSON, cloneSetOldJSN))
-	if string(rules.gotOld) != cloneSetOldJSN {
-		t.Errorf("update: old %s", rules.gotOld)
+	if string(rules.got.OldObject) != cloneSetOldJSN || rules.got.Operation != admissionv1.Update {
+		t.Errorf("update: asked %+v", rules.got)
 	}
 	resp = h.ValidateCloneSet(context.Background(), cloneSetRequest(admissionv1.Delete, "", cloneSetOldJSN))
-	if !rules.deleteAsked || string(rules.gotObj) != cloneSetOldJSN || resp.Allowed || resp.Result.Code != http.StatusForbidden || resp.Result.Reason != metav1.StatusReasonForbidden {
-		t.Errorf("refused delete: asked %v with %s, allowed %v, result %+v", rules.deleteAsked, rules.gotObj, resp.Allowed, resp.Result)
+	if rules.got.Operation != admissionv1.Delete || string(rules.got.OldObject) != cloneSetOldJSN || resp.Allowed || resp.Result.Code != http.StatusForbidden || resp.Result.Reason != metav1.StatusReasonForbidden {
+		t.Errorf("refused delete: asked %+v, allowed %v, result %+v", rules.got, resp.Allowed, resp.Result)
 	}
 	rules.refusals = nil
 	if resp := h.ValidateCloneSet(context.Background(), cloneSetRequest(admissionv1.Create, cloneSetJSON, "")); !resp.Allowed {
 		t.Errorf("accepted create refused: %+v", resp.Result)
 	}
-	rules.deleteAsked = false
-	if resp := h.ValidateCloneSet(context.Background(), cloneSetRequest(admissionv1.Delete, "", "")); !resp.Allowed || rules.deleteAsked {
-		t.Errorf("a delete without the old object: allowed %v, asked %v (want allowed, as upstream)", resp.Allowed, rules.deleteAsked)
+	rules.got = Review{}
+	if resp := h.ValidateCloneSet(context.Background(), cloneSetRequest(admissionv1.Delete, "", "")); !resp.Allowed || rules.got.Operation != "" {
+		t.Errorf("a delete without the old object: allowed %v, asked %+v (want allowed, as upstream)", resp.Allowed, rules.got)
 	}
 }
 

@@ -136,7 +136,8 @@ func newCertificates(cfg *rest.Config, opts Options) (*Certificates, error) {
 		Client: cs, APIExtensions: ext,
 		Namespace: opts.Namespace, SecretName: opts.SecretName,
 		Policy:  Policy{Hosts: hosts, CAValidity: opts.CAValidity, ServingValidity: opts.ServingValidity},
-		Targets: Targets{MutatingConfiguration: MutatingConfigurationName, ValidatingConfiguration: ValidatingConfigurationName, CRD: CRDName, URLHost: urlHost},
+		Targets: Targets{MutatingConfiguration: MutatingConfigurationName, ValidatingConfiguration: ValidatingConfigurationName, CRD: CRDName,
+			URLHost: urlHost, ServiceNamespace: opts.Namespace, ServiceName: opts.ServiceName},
 		Log:     opts.Log.WithName("certificates"),
 	}, nil
 }
