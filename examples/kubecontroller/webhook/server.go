@@ -40,8 +40,6 @@ const (
 
 // Options configure NewServer.
 type Options struct {
-	// Rules decide the CloneSet webhooks.
-	Rules Rules
 	// Port is the port to listen on (DefaultPort when 0); BindHost the
 	// address (every address when empty).
 	Port     int
@@ -81,9 +79,6 @@ type Server struct {
 // the self-managed certificates' writes. Install it in the manager
 // (ctrl.Options.WebhookServer), then call Setup.
 func NewServer(cfg *rest.Config, opts Options) (*Server, error) {
-	if opts.Rules == nil {
-		return nil, errors.New("webhook: no Rules")
-	}
 	if opts.Port == 0 {
 		opts.Port = DefaultPort
 	}
@@ -102,7 +97,7 @@ func NewServer(cfg *rest.Config, opts Options) (*Server, error) {
 	// HTTP/2 off, as kubebuilder's projects do (its rapid reset attacks);
 	// kube-apiserver calls webhooks over HTTP/1.1 as well.
 	tlsOpts := []func(*tls.Config){func(c *tls.Config) { c.NextProtos = []string{"http/1.1"}; c.MinVersion = tls.VersionTLS12 }}
-	s := &Server{handlers: &Handlers{Rules: opts.Rules, Log: opts.Log.WithName("webhook")}}
+	s := &Server{handlers: &Handlers{Log: opts.Log.WithName("webhook")}}
 	if opts.CertDir == "" {
 		certs, err := newCertificates(cfg, opts)
 		if err != nil {
@@ -135,10 +130,10 @@ func newCertificates(cfg *rest.Config, opts Options) (*Certificates, error) {
 	return &Certificates{
 		Client: cs, APIExtensions: ext,
 		Namespace: opts.Namespace, SecretName: opts.SecretName,
-		Policy:  Policy{Hosts: hosts, CAValidity: opts.CAValidity, ServingValidity: opts.ServingValidity},
+		Policy: Policy{Hosts: hosts, CAValidity: opts.CAValidity, ServingValidity: opts.ServingValidity},
 		Targets: Targets{MutatingConfiguration: MutatingConfigurationName, ValidatingConfiguration: ValidatingConfigurationName, CRD: CRDName,
 			URLHost: urlHost, ServiceNamespace: opts.Namespace, ServiceName: opts.ServiceName},
-		Log:     opts.Log.WithName("certificates"),
+		Log: opts.Log.WithName("certificates"),
 	}, nil
 }
 
@@ -159,10 +154,14 @@ func certificateHosts(opts Options) (hosts []string, urlHost string, err error) 
 	return []string{host}, net.JoinHostPort(host, port), nil
 }
 
-// Setup registers the webhooks' paths, adds the self-managed certificates
-// to the manager, and the readiness checks: the server answers TLS, and
-// the certificates are published.
-func (s *Server) Setup(mgr manager.Manager) error {
+// Setup registers the webhooks' paths with rules, adds the self-managed
+// certificates to the manager, and the readiness checks: the server
+// answers TLS, and the certificates are published.
+func (s *Server) Setup(mgr manager.Manager, rules Rules) error {
+	if rules == nil {
+		return errors.New("webhook: no Rules")
+	}
+	s.handlers.Rules = rules
 	s.Register(PathMutateCloneSet, &admission.Webhook{Handler: admission.HandlerFunc(s.handlers.MutateCloneSet)})
 	s.Register(PathValidateCloneSet, &admission.Webhook{Handler: admission.HandlerFunc(s.handlers.ValidateCloneSet)})
 	s.Register(PathMutatePod, &admission.Webhook{Handler: admission.HandlerFunc(MutatePod)})
