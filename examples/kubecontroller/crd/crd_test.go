@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clonecore/cloneset/admission"
 	"github.com/clonecore/cloneset/clonesetcore"
 	"github.com/clonecore/cloneset/manifest"
 	"github.com/clonecore/cloneset/requests"
@@ -478,13 +479,16 @@ func propertyOf(s *apiextensionsv1.JSONSchemaProps, name string) *apiextensionsv
 }
 
 // TestNothingIsPruned runs the API server's own pruning on every golden
-// CloneSet and every status write, along the path an object takes: pruned
-// by the schema of the version it is written in, converted to the storage
-// version and pruned by its schema when it is stored; read back, converted
-// to the version it is read in and pruned by that version's schema. Not one
-// field may go. (Objects written in one version and read in the other go
-// through the conversion webhook; until it is wired here, the paths that
-// stay in one version are checked.)
+// CloneSet and every status write, and on the record of what OpenKruise's
+// webhooks make of 100 CloneSets (testdata/conformance-admission: the
+// defaulted objects and their conversions), along the path an object takes:
+// pruned by the schema of the version it is written in, converted to the
+// storage version (the conversion webhook: package admission) and pruned by
+// its schema when it is stored; read back, converted to the version it is
+// read in and pruned by that version's schema. Not one field may go, and
+// what is read in the version it was written in is what was written, where
+// the conversion is lossless (a v1beta1 object whose v1alpha1 form is not
+// one upstream loses nothing of).
 func TestNothingIsPruned(t *testing.T) {
 	c := loadCRD(t)
 	schemas := map[string]*structuralschema.Structural{}
@@ -495,24 +499,42 @@ func TestNothingIsPruned(t *testing.T) {
 			storage = v.Name
 		}
 	}
-	golden := readGoldenCloneSets(t)
+	prune := func(obj map[string]any, version string) []string {
+		return pruning.PruneWithOptions(obj, schemas[version], true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})
+	}
+	convert := func(file string, obj map[string]any, to string) map[string]any {
+		if versionOf(obj) == to {
+			return obj
+		}
+		data, err := json.Marshal(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := admission.ConvertJSON(data, admission.Version(to))
+		if err != nil {
+			t.Fatalf("%s: convert to %s: %v", file, to, err)
+		}
+		var m map[string]any
+		mustUnmarshal(t, file, out, &m)
+		return m
+	}
 	checked := 0
 	check := func(file string, obj map[string]any) {
 		written := versionOf(obj)
-		if written != storage {
-			return
-		}
-		checked++
-		copied := deepCopy(t, obj)
-		var pruned []string
-		for _, name := range []string{written, storage, storage, written} {
-			pruned = append(pruned, pruning.PruneWithOptions(copied, schemas[name], true,
-				structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})...)
-		}
-		if len(pruned) > 0 {
-			t.Errorf("%s: written and read as %s: the API server prunes %v", file, written, pruned)
+		for read := range schemas {
+			checked++
+			o := deepCopy(t, obj)
+			pruned := prune(o, written)
+			o = convert(file, o, storage)
+			pruned = append(pruned, prune(o, storage)...)
+			o = convert(file, o, read)
+			pruned = append(pruned, prune(o, read)...)
+			if len(pruned) > 0 {
+				t.Errorf("%s: written as %s, read as %s: the API server prunes %v", file, written, read, pruned)
+			}
 		}
 	}
+	golden := readGoldenCloneSets(t)
 	for _, o := range golden.objects {
 		check(o.file, o.value)
 	}
@@ -520,22 +542,69 @@ func TestNothingIsPruned(t *testing.T) {
 		for name := range schemas {
 			obj := deepCopy(t, w.value)
 			obj["apiVersion"], obj["kind"] = "apps.kruise.io/"+name, "CloneSet"
-			obj["spec"] = map[string]any{}
-			if name == storage {
-				check(w.file, obj)
-				continue
-			}
-			// The status has one schema in both versions.
-			var pruned []string
-			pruned = append(pruned, pruning.PruneWithOptions(obj, schemas[name], true,
-				structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})...)
-			if len(pruned) > 0 {
-				t.Errorf("%s: status written as %s: the API server prunes %v", w.file, name, pruned)
-			}
+			obj["metadata"] = map[string]any{"name": "status", "namespace": "default"}
+			obj["spec"] = map[string]any{"selector": map[string]any{"matchLabels": map[string]any{"app": "a"}}, "template": map[string]any{}}
+			check(w.file, obj)
 		}
 	}
-	if checked < 100 {
-		t.Errorf("%d objects checked", checked)
+	for _, r := range readAdmissionRecord(t) {
+		check(r.file+" defaulted", r.defaulted)
+		check(r.file+" converted", r.converted)
+	}
+	if checked < 1000 {
+		t.Errorf("%d paths checked", checked)
+	}
+	t.Logf("%d write and read paths checked", checked)
+}
+
+// admissionRecord is one world of testdata/conformance-admission: the
+// object after OpenKruise's mutating webhook, and converted to the other
+// version.
+type admissionRecord struct {
+	file                 string
+	defaulted, converted map[string]any
+}
+
+// admissionRecordDir is the record of OpenKruise's webhooks.
+const admissionRecordDir = "../../../testdata/conformance-admission"
+
+func readAdmissionRecord(t *testing.T) []admissionRecord {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(admissionRecordDir, "oracle.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []admissionRecord
+	for line := range strings.SplitSeq(strings.TrimSpace(string(data)), "\n") {
+		var raw struct {
+			ID        string          `json:"id"`
+			Defaulted json.RawMessage `json:"defaulted"`
+			Converted json.RawMessage `json:"converted"`
+		}
+		mustUnmarshal(t, "oracle.jsonl", []byte(line), &raw)
+		r := admissionRecord{file: "conformance-admission " + raw.ID}
+		mustUnmarshal(t, raw.ID, raw.Defaulted, &r.defaulted)
+		mustUnmarshal(t, raw.ID, raw.Converted, &r.converted)
+		out = append(out, r)
+	}
+	if len(out) != 100 {
+		t.Fatalf("%d worlds in the admission record, want 100", len(out))
+	}
+	return out
+}
+
+// TestSchemaDeclaresTheAdmissionRecord: every spec field of what
+// OpenKruise's webhooks make of the record's CloneSets, defaulted and
+// converted, is declared by the schema of its version, with its type.
+func TestSchemaDeclaresTheAdmissionRecord(t *testing.T) {
+	c := loadCRD(t)
+	for _, r := range readAdmissionRecord(t) {
+		for what, obj := range map[string]map[string]any{"defaulted": r.defaulted, "converted": r.converted} {
+			v := version(t, c, versionOf(obj))
+			for _, e := range valueErrors("spec", obj["spec"], propertyOf(v.Schema.OpenAPIV3Schema, "spec")) {
+				t.Errorf("%s %s: %s", r.file, what, e)
+			}
+		}
 	}
 }
 
