@@ -127,21 +127,17 @@ var templateValidationOptions = corevalidation.PodValidationOptions{
 }
 
 // validateTemplate is Kubernetes' validation of the CloneSet's pod
-// template (raw: the CloneSet as JSON), as OpenKruise's webhook runs it: on
-// the template with its defaults (OpenKruise defaults it before it
-// converts it), the claim templates added as claim volumes, unless the
-// selector does not parse (the webhook then skips it).
+// template (raw: the CloneSet as JSON, as the mutating webhook left it), as
+// OpenKruise's webhook runs it: on the template with its defaults (a
+// template stored without them, before the webhooks, is defaulted for the
+// check), the claim templates added as claim volumes, unless the selector
+// does not parse (the webhook then skips it).
 func (l *LibraryRules) validateTemplate(raw []byte) (field.ErrorList, error) {
 	obj, err := admission.Parse(raw)
 	if err != nil {
 		return nil, err
 	}
-	// Default as on a create: the template's defaults injected.
-	defaulted, err := admission.Default(obj, nil, l.Gates)
-	if err != nil {
-		return nil, err
-	}
-	data, err := defaulted.MarshalJSON()
+	data, err := obj.MarshalJSON()
 	if err != nil {
 		return nil, err
 	}
@@ -162,6 +158,13 @@ func (l *LibraryRules) validateTemplate(raw []byte) (field.ErrorList, error) {
 	if _, err := metav1.LabelSelectorAsSelector(cs.Spec.Selector); err != nil {
 		return nil, nil
 	}
+	// The defaults of the template, as OpenKruise sets them before it
+	// converts it (SetDefaultPodSpec: the core/v1 defaults of the pod spec,
+	// its containers, volumes, probes, ports and field references), here
+	// Kubernetes' own, on a copy only this check reads.
+	holder := &corev1.PodTemplate{Template: cs.Spec.Template}
+	corev1conversion.SetObjectDefaults_PodTemplate(holder)
+	cs.Spec.Template = holder.Template
 	internal := &core.PodTemplateSpec{}
 	if err := corev1conversion.Convert_v1_PodTemplateSpec_To_core_PodTemplateSpec(&cs.Spec.Template, internal, nil); err != nil {
 		return field.ErrorList{field.Invalid(field.NewPath("spec", "template"), field.OmitValueType{}, "Convert_v1_PodTemplateSpec_To_core_PodTemplateSpec failed: "+err.Error())}, nil

@@ -162,6 +162,10 @@ func (s *Server) Setup(mgr manager.Manager, rules Rules) error {
 		return errors.New("webhook: no Rules")
 	}
 	s.handlers.Rules = rules
+	// The manager starts its webhook server once asked for it.
+	if mgr.GetWebhookServer() != s {
+		return errors.New("webhook: the manager's webhook server is not this one (set ctrl.Options.WebhookServer)")
+	}
 	s.Register(PathMutateCloneSet, &admission.Webhook{Handler: admission.HandlerFunc(s.handlers.MutateCloneSet)})
 	s.Register(PathValidateCloneSet, &admission.Webhook{Handler: admission.HandlerFunc(s.handlers.ValidateCloneSet)})
 	s.Register(PathMutatePod, &admission.Webhook{Handler: admission.HandlerFunc(MutatePod)})

@@ -26,6 +26,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/clonecore/cloneset/admission"
 	"github.com/clonecore/cloneset/examples/kubecontroller"
 	"github.com/clonecore/cloneset/examples/kubecontroller/webhook"
 	"github.com/go-logr/logr"
@@ -99,6 +100,9 @@ type webhookOptions struct {
 	urlHost         string
 	caValidity      time.Duration
 	servingValidity time.Duration
+	// featureGates are OpenKruise's feature gates of the CloneSet
+	// webhooks (comparable: the parsed form is made at run).
+	featureGates string
 }
 
 // The defaults of the flags that have one.
@@ -152,6 +156,7 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	fs.StringVar(&w.urlHost, "webhook-url-host", "", `"host" or "host:port" the API server calls the webhooks at instead of the Service (a binary outside the cluster); the self-managed certificate is issued for that host`)
 	fs.DurationVar(&w.caValidity, "webhook-ca-validity", webhook.DefaultCAValidity, "how long a self-managed CA is valid (renewed after two thirds)")
 	fs.DurationVar(&w.servingValidity, "webhook-cert-validity", webhook.DefaultServingValidity, "how long a self-managed serving certificate is valid (renewed after two thirds)")
+	fs.StringVar(&w.featureGates, "feature-gates", "", "OpenKruise's feature gates that change the CloneSet webhooks, as its flag takes them, e.g. ResourcesDeletionProtection=true (default: OpenKruise's defaults, all off)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			printUsage(fs, stdout)
@@ -211,6 +216,9 @@ func checkWebhookFlags(fs *flag.FlagSet, o *options) error {
 	}
 	if w.serviceName == "" || w.secretName == "" {
 		return usageError("--webhook-service-name and --webhook-secret-name must not be empty")
+	}
+	if _, err := admission.ParseGates(w.featureGates); err != nil {
+		return usageError("--feature-gates: %v", err)
 	}
 	return nil
 }
@@ -272,7 +280,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if hooks != nil {
-		if err := hooks.Setup(mgr, webhook.NewLibraryRules(mgr.GetAPIReader())); err != nil {
+		rules := webhook.NewLibraryRules(mgr.GetAPIReader())
+		rules.Gates, _ = admission.ParseGates(o.webhooks.featureGates) // checked by parseFlags
+		if err := hooks.Setup(mgr, rules); err != nil {
 			return fmt.Errorf("set up the webhooks: %w", err)
 		}
 	}

@@ -68,6 +68,7 @@ func TestFlagsParse(t *testing.T) {
 		"--leader-election-lease-duration", "4s", "--leader-election-renew-deadline", "3s", "--leader-election-retry-period", "500ms",
 		"--webhook-port", "10443", "--webhook-bind-host", "127.0.0.1", "--webhook-namespace", "ops", "--webhook-service-name", "hooks",
 		"--webhook-secret-name", "certs", "--webhook-url-host", "127.0.0.1:8443", "--webhook-ca-validity", "2h", "--webhook-cert-validity", "30m",
+		"--feature-gates", "ResourcesDeletionProtection=true",
 	}, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
@@ -78,7 +79,7 @@ func TestFlagsParse(t *testing.T) {
 		leaseDuration: 4 * time.Second, renewDeadline: 3 * time.Second, retryPeriod: 500 * time.Millisecond,
 		metricsBindAddress: ":8080", healthProbeBindAddress: "0", serverVersion: "v1.31.4",
 		webhooks: webhookOptions{enabled: true, port: 10443, bindHost: "127.0.0.1", namespace: "ops", serviceName: "hooks", secretName: "certs",
-			urlHost: "127.0.0.1:8443", caValidity: 2 * time.Hour, servingValidity: 30 * time.Minute},
+			urlHost: "127.0.0.1:8443", caValidity: 2 * time.Hour, servingValidity: 30 * time.Minute, featureGates: "ResourcesDeletionProtection=true"},
 	}
 	if o != want {
 		t.Errorf("parsed %+v, want %+v", o, want)
@@ -111,6 +112,7 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"--webhook-port", "0"}, "--webhook-port"},
 		{[]string{"--webhook-cert-validity", "0s"}, "--webhook-cert-validity"},
 		{[]string{"--webhook-secret-name", ""}, "--webhook-secret-name"},
+		{[]string{"--feature-gates", "CloneSetShortHash=true"}, "--feature-gates"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 	} {
 		_, err := parseFlags(tc.args, &bytes.Buffer{})
@@ -132,7 +134,7 @@ func TestHelpListsEveryFlag(t *testing.T) {
 	for _, f := range []string{"kubeconfig", "namespace", "cloneset-version", "workers", "leader-elect", "leader-election-id",
 		"leader-election-namespace", "metrics-bind-address", "health-probe-bind-address", "dry-run", "server-version",
 		"enable-webhooks", "webhook-port", "webhook-bind-host", "webhook-cert-dir", "webhook-namespace", "webhook-service-name",
-		"webhook-secret-name", "webhook-url-host", "webhook-ca-validity", "webhook-cert-validity"} {
+		"webhook-secret-name", "webhook-url-host", "webhook-ca-validity", "webhook-cert-validity", "feature-gates"} {
 		if !strings.Contains(stdout.String(), "-"+f+" ") && !strings.Contains(stdout.String(), "-"+f+"\n") {
 			t.Errorf("-h does not list --%s:\n%s", f, stdout.String())
 		}
