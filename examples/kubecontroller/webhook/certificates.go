@@ -219,7 +219,7 @@ func (c *Certificates) Sync(ctx context.Context) (time.Time, error) {
 		return time.Time{}, err
 	}
 	c.published.Store(true)
-	return Inspect(have, c.now()).NextRenewal(), nil
+	return Inspect(have, c.now()).NextRenewal(c.Policy), nil
 }
 
 // write stores a in the Secret (creating it when secret is nil); a

@@ -146,7 +146,7 @@ func TestSyncCreatesPublishesAndServes(t *testing.T) {
 	if !bytes.Equal(encodeCerts([]*x509.Certificate{served.Leaf}), a.ServingCert) {
 		t.Error("the served certificate is not the Secret's")
 	}
-	if want := Inspect(a, now).NextRenewal(); !next.Equal(want) || !next.After(now) {
+	if want := Inspect(a, now).NextRenewal(testPolicy); !next.Equal(want) || !next.After(now) {
 		t.Errorf("next sync at %s, want %s", next, want)
 	}
 

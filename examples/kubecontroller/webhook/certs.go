@@ -77,6 +77,21 @@ type Policy struct {
 	// its validity have passed; a serving certificate never outlives the
 	// CA that signed it.
 	CAValidity, ServingValidity time.Duration
+	// Propagation is how long a new CA is in the bundle before it signs a
+	// serving certificate that replaces one still valid: the time every
+	// API server takes to see the bundle published (DefaultPropagation
+	// when 0).
+	Propagation time.Duration
+}
+
+// DefaultPropagation is Policy's default Propagation.
+const DefaultPropagation = 5 * time.Second
+
+func (p Policy) propagation() time.Duration {
+	if p.Propagation > 0 {
+		return p.Propagation
+	}
+	return DefaultPropagation
 }
 
 // check refuses a policy Renew cannot follow.
@@ -95,10 +110,20 @@ func (p Policy) check() error {
 	return nil
 }
 
+// issuedAt is when a certificate of Renew was issued: its NotBefore
+// plus the skew Renew puts before it (NotAfter at the latest).
+func issuedAt(c *x509.Certificate) time.Time {
+	if t := c.NotBefore.Add(clockSkew); t.Before(c.NotAfter) {
+		return t
+	}
+	return c.NotAfter
+}
+
 // renewAt is when a certificate is due for renewal: two thirds of its
-// validity (from NotBefore, skew included) past.
+// validity from its issue past.
 func renewAt(c *x509.Certificate) time.Time {
-	return c.NotBefore.Add(c.NotAfter.Sub(c.NotBefore) * 2 / 3)
+	start := issuedAt(c)
+	return start.Add(c.NotAfter.Sub(start) * 2 / 3)
 }
 
 // State is what Inspect reads in artifacts, at a time.
@@ -228,17 +253,22 @@ func (s State) CoversHosts(hosts []string) bool {
 	return slices.Equal(slices.Compact(have), slices.Compact(want))
 }
 
-// NextRenewal is the earliest time something in s is due: the signing
-// CA's or the serving certificate's renewal, or the expiry of a replaced
-// CA (which then leaves the bundle). The zero time when s lacks a signer
-// or a serving certificate (due now).
-func (s State) NextRenewal() time.Time {
+// NextRenewal is the earliest time something in s is due under p: the
+// signing CA's or the serving certificate's renewal (not before the
+// signing CA has propagated), or the expiry of a replaced CA (which then
+// leaves the bundle). The zero time when s lacks a signer or a serving
+// certificate (due now).
+func (s State) NextRenewal(p Policy) time.Time {
 	if s.Signer == nil || s.Serving == nil {
 		return time.Time{}
 	}
 	next := renewAt(s.Signer)
-	if t := renewAt(s.Serving); t.Before(next) {
-		next = t
+	serving := renewAt(s.Serving)
+	if ready := issuedAt(s.Signer).Add(p.propagation()); serving.Before(ready) && s.Serving.CheckSignatureFrom(s.Signer) != nil {
+		serving = ready
+	}
+	if serving.Before(next) {
+		next = serving
 	}
 	for _, c := range s.Bundle[1:] {
 		if t := c.NotAfter.Add(time.Second); t.Before(next) {
@@ -291,11 +321,12 @@ func (s Step) String() string {
 //     artifacts held no usable serving certificate either (the first run,
 //     or everything expired), the serving certificate is issued at once:
 //     nothing could be trusted anyway.
-//  2. else, the serving certificate missing, not signed by the signing
-//     CA while it is due, due itself, or for other hosts: a new one
-//     (StepNewServing). A serving certificate signed by a replaced CA
-//     still in the bundle is kept until it is due: the bundle still
-//     trusts it.
+//  2. else, the serving certificate missing, or due, or for other hosts:
+//     a new one (StepNewServing) signed by the signing CA, once that CA
+//     has been in the bundle for p.Propagation (a serving certificate
+//     still valid waits for it). A serving certificate signed by a
+//     replaced CA still in the bundle is kept until it is due: the bundle
+//     still trusts it.
 //  3. else, expired CAs in the bundle: dropped (StepPruned).
 //
 // The caller publishes the bundle (SecretCABundle) after every step that
@@ -322,7 +353,10 @@ func Renew(a Artifacts, p Policy, now time.Time) (Artifacts, Step, error) {
 		return out, StepNewCA, nil
 	}
 	fresh := Artifacts{CABundle: encodeCerts(s.Bundle), CAKey: a.CAKey, ServingCert: a.ServingCert, ServingKey: a.ServingKey}
-	if s.Serving == nil || !now.Before(renewAt(s.Serving)) || !s.CoversHosts(p.Hosts) {
+	// A serving certificate still valid waits for a new signer to
+	// propagate (the API servers to see the bundle holding it).
+	settled := !now.Before(issuedAt(s.Signer).Add(p.propagation())) || s.Serving != nil && s.Serving.CheckSignatureFrom(s.Signer) == nil
+	if s.Serving == nil || settled && (!now.Before(renewAt(s.Serving)) || !s.CoversHosts(p.Hosts)) {
 		var err error
 		if fresh.ServingCert, fresh.ServingKey, err = newServing(p, s.Signer, s.SignerKey, now); err != nil {
 			return a, StepNone, err

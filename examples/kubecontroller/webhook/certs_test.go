@@ -74,8 +74,10 @@ func TestRenewFirstRun(t *testing.T) {
 // API server was given before the new certificate was served: Renew never
 // serves a certificate of a CA not yet published), and the serving
 // certificate of the state before verifies against the new bundle (a
-// replica still serving it stays trusted); no state holds an expired
-// certificate; every kind of step happens.
+// replica still serving it stays trusted); a serving certificate still
+// valid is replaced only by one of a CA in the bundle for the policy's
+// propagation time; no state holds an expired certificate; every kind of
+// step happens.
 func TestRenewWalk(t *testing.T) {
 	start := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 	a, _, err := Renew(Artifacts{}, testPolicy, start)
@@ -83,6 +85,16 @@ func TestRenewWalk(t *testing.T) {
 		t.Fatal(err)
 	}
 	steps := map[Step]int{}
+	firstSeen := map[string]time.Time{} // a CA's first time in the bundle, by serial
+	seen := func(a Artifacts, now time.Time) {
+		certs, _ := parseCertificates(a.CABundle)
+		for _, c := range certs {
+			if _, ok := firstSeen[c.SerialNumber.String()]; !ok {
+				firstSeen[c.SerialNumber.String()] = now
+			}
+		}
+	}
+	seen(a, start)
 	for now := start; now.Before(start.Add(4 * testPolicy.CAValidity)); now = now.Add(time.Minute) {
 		for range 5 {
 			next, step, err := Renew(a, testPolicy, now)
@@ -96,6 +108,13 @@ func TestRenewWalk(t *testing.T) {
 				break
 			}
 			steps[step]++
+			if step == StepNewServing && Inspect(a, now).Serving != nil {
+				signer := Inspect(next, now).Signer
+				if first := firstSeen[signer.SerialNumber.String()]; now.Sub(first) < testPolicy.propagation() {
+					t.Fatalf("%s: a valid serving certificate replaced by one of a CA in the bundle for %s only", now.Format(time.TimeOnly), now.Sub(first))
+				}
+			}
+			seen(next, now)
 			for _, h := range testPolicy.Hosts {
 				if err := verifies(t, next, a.CABundle, h, now); err != nil {
 					t.Fatalf("%s: after %s, the new serving certificate does not verify against the bundle published before: %v", now.Format(time.TimeOnly), step, err)
@@ -116,8 +135,8 @@ func TestRenewWalk(t *testing.T) {
 				t.Fatalf("%s: the bundle keeps a CA expired at %s", now, c.NotAfter)
 			}
 		}
-		if !s.NextRenewal().After(now) {
-			t.Fatalf("%s: at rest, but the next renewal is %s", now, s.NextRenewal())
+		if !s.NextRenewal(testPolicy).After(now) {
+			t.Fatalf("%s: at rest, but the next renewal is %s", now, s.NextRenewal(testPolicy))
 		}
 	}
 	t.Logf("steps: %v", steps)
@@ -187,5 +206,28 @@ func TestServingNeverOutlivesItsCA(t *testing.T) {
 	}
 	if ip := s.Serving.IPAddresses; len(ip) != 1 || !ip[0].Equal(net.ParseIP("127.0.0.1")) {
 		t.Errorf("IP addresses %v", ip)
+	}
+}
+
+// TestRenewShortValidity: with validities of seconds (a test's), a new
+// certificate is not due at once (the skew before its issue does not
+// count), and is due at two thirds of its validity.
+func TestRenewShortValidity(t *testing.T) {
+	p := Policy{Hosts: []string{"127.0.0.1"}, CAValidity: 45 * time.Second, ServingValidity: 15 * time.Second, Propagation: 3 * time.Second}
+	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	a, _, err := Renew(Artifacts{}, p, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		after time.Duration
+		want  Step
+	}{{time.Second, StepNone}, {9 * time.Second, StepNone}, {11 * time.Second, StepNewServing}} {
+		if _, step, err := Renew(a, p, now.Add(tc.after)); err != nil || step != tc.want {
+			t.Errorf("%s after the first run: step %s, %v; want %s", tc.after, step, err, tc.want)
+		}
+	}
+	if next := Inspect(a, now).NextRenewal(p); next != now.Add(10*time.Second) {
+		t.Errorf("next renewal %s after the first run, want 10s", next.Sub(now))
 	}
 }
