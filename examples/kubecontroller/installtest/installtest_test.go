@@ -2,10 +2,12 @@ package installtest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,20 +22,94 @@ import (
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
-// buildBinary builds clonesetcontroller into the test's directory.
-func buildBinary(t *testing.T) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "clonesetcontroller")
-	out, err := exec.Command("go", "build", "-o", path, "../cmd/clonesetcontroller").CombinedOutput()
-	if err != nil {
-		t.Fatalf("build the controller: %v\n%s", err, out)
-	}
-	return path
-}
-
 func TestMain(m *testing.M) {
 	ctrllog.SetLogger(logr.Discard())
-	os.Exit(m.Run())
+	code := m.Run()
+	if shared.sys != nil {
+		shared.sys.Close()
+		if err := shared.sys.ControlPlane.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			code = 1
+		}
+	}
+	if shared.dir != "" {
+		os.RemoveAll(shared.dir)
+	}
+	os.Exit(code)
+}
+
+// shared is the package's control plane (etcd and kube-apiserver alone:
+// no pod runs) with the system installed and one controller process
+// serving the webhooks (its controller watching a namespace of its own).
+var shared struct {
+	once sync.Once
+	sys  *System
+	dir  string
+	err  error
+}
+
+// sharedSystem starts the package's system on first use.
+func sharedSystem(t *testing.T) *System {
+	t.Helper()
+	shared.once.Do(func() {
+		shared.err = func() error {
+			dir, err := os.MkdirTemp("", "installtest-")
+			if err != nil {
+				return err
+			}
+			shared.dir = dir
+			binary := filepath.Join(dir, "clonesetcontroller")
+			if out, err := exec.Command("go", "build", "-o", binary, "../cmd/clonesetcontroller").CombinedOutput(); err != nil {
+				return fmt.Errorf("build the controller: %v\n%s", err, out)
+			}
+			cp, err := controlplane.Start(context.Background(), controlplane.Options{AuditPolicy: controlplane.AuditPolicyWritesAndServiceAccounts,
+				WithoutScheduler: true, WithoutKwok: true, WithoutControllerManager: true, LogDir: filepath.Join(dir, "logs")})
+			if err != nil {
+				return err
+			}
+			if shared.sys, err = Install(context.Background(), cp, binary); err != nil {
+				cp.Stop()
+				return err
+			}
+			return nil
+		}()
+	})
+	if shared.err != nil {
+		t.Fatal(shared.err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Log(shared.sys.ControlPlane.LogTails(30))
+		}
+	})
+	return shared.sys
+}
+
+// startController starts a controller process for t in a namespace of
+// its own, with the webhooks, stopped when t ends (its log shown when t
+// failed).
+func startController(t *testing.T, sys *System, args ...string) (ns string, c *Controller) {
+	t.Helper()
+	ns, err := sys.ControlPlane.NewNamespace(t.Context(), t.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := sys.ServiceAccount(t.Context(), ns, "controller")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err = sys.StartController(ns+"-controller", id, append([]string{"--namespace", ns}, args...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		c.Remove()
+		c.Stop()
+		if t.Failed() {
+			t.Logf("controller log:\n%s", c.LogTail(40))
+		}
+	})
+	return ns, c
 }
 
 // cloneSet is a small CloneSet of version in ns, as a user writes it.
@@ -68,33 +144,11 @@ func resource(version string) schema.GroupVersionResource {
 // the CRD, each now a URL of the Endpoint, and not one of its requests is
 // forbidden.
 func TestInstallServesTheWebhooks(t *testing.T) {
-	binary := buildBinary(t)
-	cp := controlplane.StartForTest(t, controlplane.Options{AuditPolicy: controlplane.AuditPolicyWritesAndServiceAccounts, WithoutScheduler: true, WithoutKwok: true})
+	sys := sharedSystem(t)
 	ctx := t.Context()
 	start := time.Now()
-	sys, err := Install(ctx, cp, binary)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sys.Close() })
-	ns, err := cp.NewNamespace(ctx, "install")
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := sys.ServiceAccount(ctx, ns, "controller")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := sys.StartController("controller", id, "--namespace", ns, "--feature-gates", "ResourcesDeletionProtection=true")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		c.Stop()
-		if t.Failed() {
-			t.Logf("controller log:\n%s", c.LogTail(40))
-		}
-	})
+	ns, _ := startController(t, sys, "--feature-gates", "ResourcesDeletionProtection=true")
+	cp := sys.ControlPlane
 
 	checkPublished(ctx, t, sys)
 	dyn := dynamic.NewForConfigOrDie(cp.Config())
