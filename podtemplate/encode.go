@@ -54,7 +54,7 @@ func RevisionData(template map[string]any) ([]byte, error) {
 // refuses, as an *Error whose path starts with base (for example
 // "spec.template"); nil when the template is readable.
 func Check(template map[string]any, base string) error {
-	_, err := walker{}.value(template, 0)
+	_, err := walker{}.value(template, podTemplateSpecType)
 	if e, ok := err.(*Error); ok {
 		return &Error{Path: joinPath(base, e.Path), Value: e.Value, Reason: e.Reason}
 	}
@@ -72,7 +72,7 @@ func Check(template map[string]any, base string) error {
 // int-or-string as a number or a string; a time in UTC to the second. JSON
 // null reads as the zero value of its member's type, as absence does.
 func Encode(template map[string]any) (map[string]any, error) {
-	v, err := walker{build: true}.value(template, 0)
+	v, err := walker{build: true}.value(template, podTemplateSpecType)
 	if err != nil {
 		return nil, err
 	}
