@@ -245,30 +245,54 @@ func (w walker) structOf(v any, ti *typeInfo) (encoded, error) {
 }
 
 func (w walker) quantity(v any) (encoded, error) {
-	var text string
-	switch x := v.(type) {
-	case nil:
+	if v == nil {
 		return encoded{out: "0", zero: true}, nil // the zero quantity
-	case string:
-		text = x
-	default:
-		t, ok := numberText(x)
-		if !ok {
-			return encoded{}, typeError(v, "expected a quantity such as \"500m\" or \"2Gi\"")
-		}
-		text = t
 	}
 	if !w.build {
+		text, err := quantityText(v)
+		if err != nil {
+			return encoded{}, err
+		}
 		if err := checkQuantity(strings.TrimSpace(text)); err != nil {
 			return encoded{}, &Error{Value: shortJSON(v), Reason: "not a quantity: " + err.Error()}
 		}
 		return encoded{}, nil
 	}
-	q, err := parseQuantity(strings.TrimSpace(text))
+	q, err := readQuantity(v)
 	if err != nil {
-		return encoded{}, &Error{Value: shortJSON(v), Reason: "not a quantity: " + err.Error()}
+		return encoded{}, err
 	}
 	return encoded{out: q.String(), zero: q.mant.Sign() == 0}, nil
+}
+
+// quantityText is the text of a quantity member: a string as it is, a
+// number as JSON writes it.
+func quantityText(v any) (string, error) {
+	if s, ok := v.(string); ok {
+		return s, nil
+	}
+	text, ok := numberText(v)
+	if !ok {
+		return "", typeError(v, "expected a quantity such as \"500m\" or \"2Gi\"")
+	}
+	return text, nil
+}
+
+// readQuantity reads a quantity member as resource.Quantity reads it (null
+// is the zero quantity).
+func readQuantity(v any) (quantity, error) {
+	if v == nil {
+		return parseQuantity("0")
+	}
+	text, err := quantityText(v)
+	if err != nil {
+		return quantity{}, err
+	}
+	q, err := parseQuantity(strings.TrimSpace(text))
+	if err != nil {
+		return quantity{}, &Error{Value: shortJSON(v), Reason: "not a quantity: " + err.Error()}
+	}
+	return q, nil
 }
 
 func encodeTime(v any) (encoded, error) {
