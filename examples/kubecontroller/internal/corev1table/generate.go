@@ -10,6 +10,12 @@
 // any other type with its own encoding, or a Go kind the library does not
 // encode, stops the generation with an error, so that a new k8s.io/api
 // cannot change the shapes unnoticed.
+//
+// Its tests are the library's drift guards: the committed table against
+// k8s.io/api, the library's typed encoding against the typed round trip,
+// and the library's template defaults (podtemplate.Default,
+// DefaultClaimTemplate) against k8s.io/kubernetes' defaulting functions
+// composed as kruise's CloneSet webhook composes them.
 package corev1table
 
 import (
