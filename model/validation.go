@@ -190,6 +190,52 @@ func ValidateStored(cs *CloneSet, pods []*Pod) FieldErrors {
 	return validate(nil, cs, pods, true)
 }
 
+// DefaultNamespace is the namespace of an object that names none, as
+// kubectl sends it.
+const DefaultNamespace = "default"
+
+// DefaultStored gives a CloneSet as read from a manifest or a cluster
+// (manifest's decoders, before defaults) what the API server gave the
+// stored object: the namespace DefaultNamespace when it has none, the
+// webhook's defaults of its version (SetDefaults) and, for v1alpha1, the
+// conversion to the internal shape (ConvertV1alpha1). It is idempotent.
+// Every reader of stored CloneSets (the manifest loader, the reference
+// controller) goes through it, then through StoredOptions.Validate.
+func DefaultStored(cs *CloneSet) {
+	if cs == nil {
+		return
+	}
+	if cs.Namespace == "" {
+		cs.Namespace = DefaultNamespace
+	}
+	SetDefaults(cs)
+	ConvertV1alpha1(cs)
+}
+
+// StoredOptions are the opt-outs of the rules a stored object is held to.
+// The zero value is ValidateStored.
+type StoredOptions struct {
+	// SkipBudgetRule accepts a CloneSet that breaks only the webhook's
+	// budget rule, "maxUnavailable and maxSurge should not both be less than
+	// 1" (IsBudgetRule: A17, B17), which depends on spec.replicas, which the
+	// scale subresource changes without passing the webhook.
+	SkipBudgetRule bool
+}
+
+// Validate is ValidateStored without the rules o skips, on a CloneSet
+// DefaultStored prepared.
+func (o StoredOptions) Validate(cs *CloneSet, pods []*Pod) FieldErrors {
+	errs := ValidateStored(cs, pods)
+	if o.SkipBudgetRule {
+		errs = slices.DeleteFunc(errs, func(e FieldError) bool { return IsBudgetRule(e.Rule) })
+	}
+	return errs
+}
+
+// IsBudgetRule reports whether a rule id is the webhook's budget rule: A17
+// or B17 (maxUnavailable and maxSurge both below 1).
+func IsBudgetRule(rule string) bool { return rule == "A17" || rule == "B17" }
+
 // ValidateAdmission is the whole verdict of the webhook: the create rules when
 // old is nil; otherwise the update rules of ValidateUpdate followed by the
 // create rules on cs, with A10 checking only the podsToDelete names that old
