@@ -96,7 +96,9 @@ func (r reader) read(v any, t *typeInfo) (out any, empty bool, err error) {
 	case kindRawJSON:
 		return rawJSON(v)
 	case kindPodTemplate:
-		return podTemplate(v)
+		return podtemplateEncoding(v, podtemplate.Encode)
+	case kindClaimTemplate:
+		return podtemplateEncoding(v, podtemplate.EncodeClaimTemplate)
 	}
 	return nil, false, fmt.Errorf("admission: type %s has no kind", t.name) // a defect of the table
 }
@@ -156,14 +158,15 @@ func (r reader) structOf(v any, t *typeInfo) (any, bool, error) {
 	return out, false, nil
 }
 
-// podTemplate is the typed encoding of a pod template, by package
-// podtemplate; its errors keep their path under the template.
-func podTemplate(v any) (any, bool, error) {
+// podtemplateEncoding is the typed encoding of a pod template or a claim
+// template, by package podtemplate (encode); its errors keep their path
+// under the template.
+func podtemplateEncoding(v any, encode func(map[string]any) (map[string]any, error)) (any, bool, error) {
 	m, ok := v.(map[string]any)
 	if v != nil && !ok {
 		return nil, false, typeError(v, "expected an object")
 	}
-	out, err := podtemplate.Encode(m)
+	out, err := encode(m)
 	if err != nil {
 		if e, ok := err.(*podtemplate.Error); ok {
 			return nil, false, &TypeError{Path: e.Path, Value: e.Value, Reason: e.Reason}

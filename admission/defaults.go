@@ -85,11 +85,11 @@ func (g Gates) String() string {
 }
 
 // The template defaults: package podtemplate's core/v1 defaults of a pod
-// template and of a claim template, behind an indirection while they are
-// being written; until then the template and the claims are only encoded.
+// template and of a claim template (docs/spec/pod-template-defaults.md),
+// variables so that tests can see where they are applied.
 var (
-	defaultPodTemplate   = func(t map[string]any) (map[string]any, error) { return podtemplate.Encode(t) }
-	defaultClaimTemplate = func(c map[string]any) (map[string]any, error) { return c, nil }
+	defaultPodTemplate   = podtemplate.Default
+	defaultClaimTemplate = podtemplate.DefaultClaimTemplate
 )
 
 // Default is kruise's mutating webhook on a create (old nil) or an update
@@ -175,11 +175,7 @@ func defaultTemplates(spec map[string]any, gates Gates) error {
 		if err != nil {
 			return fmt.Errorf("spec.volumeClaimTemplates[%d]: %w", i, err)
 		}
-		out, _, err := reader{}.read(d, tPersistentVolumeClaim)
-		if err != nil {
-			return fmt.Errorf("spec.volumeClaimTemplates[%d]: the claim's defaults: %w", i, err)
-		}
-		claims[i] = out
+		claims[i] = d
 	}
 	return nil
 }

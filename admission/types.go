@@ -4,10 +4,11 @@ package admission
 // them: a hand-written table, from reading kruise v1.9.0
 // (apis/apps/v1alpha1/cloneset_types.go, apis/apps/v1beta1/cloneset_types.go,
 // apis/apps/pub) and the Kubernetes types it is built with
-// (k8s.io/apimachinery and k8s.io/api v0.32: metav1.ObjectMeta,
-// metav1.LabelSelector, v1.PersistentVolumeClaim). Field order is the Go
-// field order, which is the order encoding/json writes; omitEmpty is the
-// omitempty option of the json tag. The pod template (v1.PodTemplateSpec) is
+// (k8s.io/apimachinery v0.32: metav1.ObjectMeta, whose zero
+// creationTimestamp is written as null, and metav1.LabelSelector). Field
+// order is the Go field order, which is the order encoding/json writes;
+// omitEmpty is the omitempty option of the json tag. The pod template
+// (v1.PodTemplateSpec) and the claim templates (v1.PersistentVolumeClaim) are
 // package podtemplate's (its table is generated from k8s.io/api).
 
 // kind is what a Go type is to encoding/json: how a JSON value decodes into
@@ -45,6 +46,9 @@ const (
 	// kindPodTemplate is v1.PodTemplateSpec: read and written by package
 	// podtemplate.
 	kindPodTemplate
+	// kindClaimTemplate is v1.PersistentVolumeClaim: read and written by
+	// package podtemplate.
+	kindClaimTemplate
 )
 
 // typeInfo is one Go type of the table.
@@ -96,6 +100,7 @@ var (
 	tTime        = &typeInfo{name: "v1.Time", kind: kindTime}
 	tFieldsV1    = &typeInfo{name: "v1.FieldsV1", kind: kindRawJSON}
 	tTemplate    = &typeInfo{name: "v1.PodTemplateSpec", kind: kindPodTemplate}
+	tClaim       = &typeInfo{name: "v1.PersistentVolumeClaim", kind: kindClaimTemplate}
 
 	tResourceList = mapOf(tQuantity)
 	tStringMap    = mapOf(tString)
@@ -145,56 +150,6 @@ var (
 			opt("values", tStrings),
 		))),
 	)
-)
-
-// k8s.io/api v0.32 core/v1: the PersistentVolumeClaim of volumeClaimTemplates.
-var tPersistentVolumeClaim = structType("v1.PersistentVolumeClaim",
-	opt("kind", tString),
-	opt("apiVersion", tString),
-	opt("metadata", tObjectMeta),
-	opt("spec", structType("v1.PersistentVolumeClaimSpec",
-		opt("accessModes", tStrings),
-		opt("selector", pointerTo(tLabelSelector)),
-		opt("resources", structType("v1.VolumeResourceRequirements",
-			opt("limits", tResourceList),
-			opt("requests", tResourceList),
-		)),
-		opt("volumeName", tString),
-		opt("storageClassName", pointerTo(tString)),
-		opt("volumeMode", pointerTo(tString)),
-		opt("dataSource", pointerTo(structType("v1.TypedLocalObjectReference",
-			field("apiGroup", pointerTo(tString)),
-			field("kind", tString),
-			field("name", tString),
-		))),
-		opt("dataSourceRef", pointerTo(structType("v1.TypedObjectReference",
-			field("apiGroup", pointerTo(tString)),
-			field("kind", tString),
-			field("name", tString),
-			opt("namespace", pointerTo(tString)),
-		))),
-		opt("volumeAttributesClassName", pointerTo(tString)),
-	)),
-	opt("status", structType("v1.PersistentVolumeClaimStatus",
-		opt("phase", tString),
-		opt("accessModes", tStrings),
-		opt("capacity", tResourceList),
-		opt("conditions", sliceOf(structType("v1.PersistentVolumeClaimCondition",
-			field("type", tString),
-			field("status", tString),
-			opt("lastProbeTime", tTime),
-			opt("lastTransitionTime", tTime),
-			opt("reason", tString),
-			opt("message", tString),
-		))),
-		opt("allocatedResources", tResourceList),
-		opt("allocatedResourceStatuses", tStringMap),
-		opt("currentVolumeAttributesClassName", pointerTo(tString)),
-		opt("modifyVolumeStatus", pointerTo(structType("v1.ModifyVolumeStatus",
-			opt("targetVolumeAttributesClassName", tString),
-			field("status", tString),
-		))),
-	)),
 )
 
 // kruise apis/apps/pub and the parts both versions share.
@@ -268,7 +223,7 @@ func cloneSetType(version string, scaleStrategy, updateStrategy *typeInfo) *type
 			opt("replicas", pointerTo(tInt32)),
 			field("selector", pointerTo(tLabelSelector)),
 			field("template", tTemplate),
-			opt("volumeClaimTemplates", sliceOf(tPersistentVolumeClaim)),
+			opt("volumeClaimTemplates", sliceOf(tClaim)),
 			opt("scaleStrategy", scaleStrategy),
 			opt("updateStrategy", updateStrategy),
 			opt("revisionHistoryLimit", pointerTo(tInt32)),
