@@ -105,7 +105,7 @@ func Default(obj, old *Object, gates Gates) (*Object, error) {
 	if old != nil && old.version != obj.version {
 		return nil, fmt.Errorf("%s: the old object is %s, the object %s", obj, old.version.APIVersion(), obj.version.APIVersion())
 	}
-	tree := copyCanonical(obj.tree).(map[string]any)
+	tree := copyTree(obj.tree, false).(map[string]any)
 	spec := tree["spec"].(map[string]any)
 	if spec["replicas"] == nil {
 		spec["replicas"] = int64(model.DefaultReplicas)
@@ -217,23 +217,4 @@ func setAbsent(m map[string]any, key string, v any) {
 	if m[key] == nil {
 		m[key] = v
 	}
-}
-
-// copyCanonical deep-copies a canonical tree as it is.
-func copyCanonical(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = copyCanonical(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = copyCanonical(e)
-		}
-		return out
-	}
-	return v
 }

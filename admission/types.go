@@ -11,43 +11,28 @@ package admission
 // (v1.PodTemplateSpec) and the claim templates (v1.PersistentVolumeClaim) are
 // package podtemplate's (its table is generated from k8s.io/api).
 
-// kind is what a Go type is to encoding/json: how a JSON value decodes into
-// it and how it encodes again.
+// kind is what a Go type is to encoding/json, as in package podtemplate's
+// table (podtemplate/table.go says how each kind reads and writes), plus the
+// two kinds that package podtemplate reads and writes whole.
 type kind uint8
 
 // The kinds of the table.
 const (
-	// kindString is a Go string (named or not): JSON strings only.
 	kindString kind = iota + 1
-	// kindBool is a Go bool.
 	kindBool
-	// kindInt is a signed integer of bits bits: a JSON number written as an
-	// integer in range.
-	kindInt
-	// kindStruct is a Go struct: a JSON object of its fields (unknown
-	// members dropped, exact names only).
+	kindInt // bits: 32 or 64
 	kindStruct
-	// kindPointer is a pointer to elem: null or absent is nil.
 	kindPointer
-	// kindSlice is a slice of elem.
 	kindSlice
-	// kindMap is a map with string keys and elem values.
-	kindMap
-	// kindIntOrString is intstr.IntOrString: a JSON string stays a string,
-	// anything else must be a 32-bit integer.
+	kindMap // string keys
 	kindIntOrString
-	// kindQuantity is resource.Quantity, written in its canonical form.
 	kindQuantity
-	// kindTime is metav1.Time: null or an RFC 3339 string, written back in
-	// UTC to the second (null when zero: this apimachinery has no omitzero).
-	kindTime
-	// kindRawJSON is metav1.FieldsV1: any JSON value, kept as it is.
-	kindRawJSON
-	// kindPodTemplate is v1.PodTemplateSpec: read and written by package
-	// podtemplate.
+	kindTime    // metav1.Time; the zero time is written as null
+	kindRawJSON // metav1.FieldsV1
+	// kindPodTemplate is v1.PodTemplateSpec (podtemplate.Encode, AppendJSON).
 	kindPodTemplate
-	// kindClaimTemplate is v1.PersistentVolumeClaim: read and written by
-	// package podtemplate.
+	// kindClaimTemplate is v1.PersistentVolumeClaim
+	// (podtemplate.EncodeClaimTemplate, AppendClaimJSON).
 	kindClaimTemplate
 )
 

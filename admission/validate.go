@@ -138,7 +138,7 @@ func modelOf(o *Object) (*model.CloneSet, error) {
 func withTemplateDefaults(obj *Object, gates Gates) (*Object, error) {
 	spec := obj.tree["spec"].(map[string]any)
 	t, _ := spec["template"].(map[string]any)
-	d, err := defaultPodTemplate(copyCanonical(t).(map[string]any))
+	d, err := defaultPodTemplate(copyTree(t, false).(map[string]any))
 	if err != nil {
 		return nil, fmt.Errorf("%s: spec.template: %w", obj, err)
 	}

@@ -1,32 +1,21 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/clonecore/cloneset/internal/admissionrecord"
 )
 
 // admissionDir holds what kruise's CloneSet webhooks made of 100 CloneSets
 // (copied unchanged from ../shared/conformance-admission; its README says
 // how to compare, and this test compares exactly so).
 const admissionDir = "../../testdata/conformance-admission"
-
-// admissionOracle is one line of the folder's oracle.jsonl.
-type admissionOracle struct {
-	ID        string         `json:"id"`
-	Version   string         `json:"version"`
-	Defaulted map[string]any `json:"defaulted"`
-	Converted map[string]any `json:"converted"`
-	Errors    []struct {
-		Field string `json:"field"`
-	} `json:"errors"`
-}
 
 // admissionResult is what one world's replay matched.
 type admissionResult struct {
@@ -47,25 +36,9 @@ type admissionResult struct {
 // objects and lists dropped). It prints "conformance admission: defaulted
 // N/100, verdicts N/100, conversions N/100" and "pod template refusals N/M".
 func TestConformanceAdmission(t *testing.T) {
-	f, err := os.Open(filepath.Join(admissionDir, "oracle.jsonl"))
+	lines, err := admissionrecord.Read(admissionDir)
 	if err != nil {
 		t.Fatal(err)
-	}
-	defer f.Close()
-	var lines []admissionOracle
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
-		var o admissionOracle
-		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
-		dec.UseNumber()
-		if err := dec.Decode(&o); err != nil {
-			t.Fatalf("oracle.jsonl line %d: %v", len(lines)+1, err)
-		}
-		lines = append(lines, o)
-	}
-	if err := sc.Err(); err != nil || len(lines) == 0 {
-		t.Fatalf("no oracle lines (%v)", err)
 	}
 	var total admissionResult
 	var defaulted, verdicts, conversions int
@@ -96,15 +69,14 @@ func b2i(b bool) int {
 }
 
 // replayAdmission runs one world through admit and convert and compares.
-func replayAdmission(t *testing.T, o admissionOracle) (r admissionResult) {
+func replayAdmission(t *testing.T, o admissionrecord.Line) (r admissionResult) {
 	world := filepath.Join(admissionDir, "worlds", o.ID+".json")
 	var stdout, stderr bytes.Buffer
 	code := run([]string{"admit", "-f", world, "-o", "json"}, nil, &stdout, &stderr)
 	if code != exitOK && code != exitInput {
 		t.Fatalf("admit -f %s exited %d: %s", world, code, stderr.String())
 	}
-	got := decodeJSONTree(t, stdout.Bytes(), "admit's output")
-	if g, w := readmeComparable(got, true), readmeComparable(o.Defaulted, true); reflect.DeepEqual(g, w) {
+	if g, w := admissionrecord.Comparable(decodeJSONTree(t, stdout.Bytes(), "admit's output")), admissionrecord.Comparable(o.Defaulted); reflect.DeepEqual(g, w) {
 		r.defaulted = true
 	} else {
 		t.Errorf("defaulted object differs from the webhook's:\n got  %s\n want %s", jsonText(g), jsonText(w))
@@ -144,7 +116,7 @@ func replayAdmission(t *testing.T, o admissionOracle) (r admissionResult) {
 		to = "v1alpha1"
 	}
 	conv := runCLI(t, []string{"convert", "-f", "-", "--to", to, "-o", "json"}, stdout.Bytes())
-	if g, w := readmeComparable(decodeJSONTree(t, conv, "convert's output"), true), readmeComparable(o.Converted, true); reflect.DeepEqual(g, w) {
+	if g, w := admissionrecord.Comparable(decodeJSONTree(t, conv, "convert's output")), admissionrecord.Comparable(o.Converted); reflect.DeepEqual(g, w) {
 		r.converted = true
 	} else {
 		t.Errorf("converted object differs from the webhook's:\n got  %s\n want %s", jsonText(g), jsonText(w))
@@ -155,52 +127,11 @@ func replayAdmission(t *testing.T, o admissionOracle) (r admissionResult) {
 // decodeJSONTree decodes one JSON object with numbers as json.Number.
 func decodeJSONTree(t *testing.T, b []byte, what string) map[string]any {
 	t.Helper()
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var m map[string]any
-	if err := dec.Decode(&m); err != nil {
+	m, err := admissionrecord.DecodeJSON(b)
+	if err != nil {
 		t.Fatalf("%s is not a JSON object: %v\n%s", what, err, b)
 	}
 	return m
-}
-
-// readmeComparable is a tree as the README compares it: status and
-// metadata.creationTimestamp dropped at the top, null values and empty
-// objects and lists dropped everywhere.
-func readmeComparable(v any, top bool) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := map[string]any{}
-		for k, e := range x {
-			if top && k == "status" {
-				continue
-			}
-			if top && k == "metadata" {
-				if md, ok := e.(map[string]any); ok {
-					md = copyMap(md)
-					delete(md, "creationTimestamp")
-					e = md
-				}
-			}
-			if c := readmeComparable(e, false); c != nil {
-				out[k] = c
-			}
-		}
-		if len(out) == 0 {
-			return nil
-		}
-		return out
-	case []any:
-		if len(x) == 0 {
-			return nil
-		}
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = readmeComparable(e, false)
-		}
-		return out
-	}
-	return v
 }
 
 func jsonText(v any) string {
