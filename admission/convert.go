@@ -12,6 +12,9 @@ import (
 // docs/spec/admission-and-conversion.md 4 says, with upstream's losses. An
 // object already in that version is returned as it is. obj is not changed.
 func Convert(obj *Object, to Version) (*Object, error) {
+	if err := obj.check(); err != nil {
+		return nil, err
+	}
 	if _, err := ParseVersion(string(to)); err != nil {
 		return nil, err
 	}

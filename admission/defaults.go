@@ -1,7 +1,6 @@
 package admission
 
 import (
-	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -99,8 +98,13 @@ var (
 // templates, which an update gets only when its template differs from
 // old's. obj and old must be of the same version; obj is not changed.
 func Default(obj, old *Object, gates Gates) (*Object, error) {
-	if obj == nil {
-		return nil, errors.New("admission: Default: no object")
+	if err := obj.check(); err != nil {
+		return nil, err
+	}
+	if old != nil {
+		if err := old.check(); err != nil {
+			return nil, err
+		}
 	}
 	if old != nil && old.version != obj.version {
 		return nil, fmt.Errorf("%s: the old object is %s, the object %s", obj, old.version.APIVersion(), obj.version.APIVersion())

@@ -156,6 +156,17 @@ func objectName(tree map[string]any) string {
 	return "CloneSet " + ns + "/" + name
 }
 
+// errNotRead is the error for an Object that Parse or FromTree did not make.
+var errNotRead = errors.New("admission: an Object that Parse or FromTree did not make")
+
+// check refuses a nil or zero Object (the operations need a read one).
+func (o *Object) check() error {
+	if o == nil || o.tree == nil {
+		return errNotRead
+	}
+	return nil
+}
+
 // Version is the object's API version.
 func (o *Object) Version() Version { return o.version }
 

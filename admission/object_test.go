@@ -117,3 +117,33 @@ func TestCloneSetModel(t *testing.T) {
 		t.Errorf("selector %+v", cs.Spec.Selector)
 	}
 }
+
+// TestZeroObject: an Object that Parse or FromTree did not make is an
+// error in every operation, never a panic.
+func TestZeroObject(t *testing.T) {
+	var zero Object
+	good := parse(t, cloneSet(V1beta1, ""))
+	for _, o := range []*Object{nil, &zero} {
+		if _, err := Default(o, nil, Gates{}); err == nil {
+			t.Error("Default: no error")
+		}
+		if _, err := Default(good, o, Gates{}); o != nil && err == nil {
+			t.Error("Default with a zero old object: no error")
+		}
+		if _, err := Convert(o, V1alpha1); err == nil {
+			t.Error("Convert: no error")
+		}
+		if _, err := Validate(Create, o, nil, Options{}); err == nil {
+			t.Error("Validate: no error")
+		}
+		if _, err := Validate(Delete, nil, o, Options{}); o != nil && err == nil {
+			t.Error("Validate DELETE: no error")
+		}
+	}
+	if _, err := zero.MarshalJSON(); err != nil {
+		t.Errorf("MarshalJSON: %v", err)
+	}
+	if _, err := zero.CloneSet(); err == nil {
+		t.Error("CloneSet: no error")
+	}
+}
