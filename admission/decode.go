@@ -12,12 +12,18 @@ import (
 // the typed encoding writes: the canonical tree (see Object). Its errors are
 // *podtemplate.Error, their path relative to the value read; the single
 // values are read by package podtemplate's readers, which the pod
-// template's encoding uses too.
-type reader struct{}
+// template's encoding uses too. The members it drops (unknown to the types)
+// are listed in unknown, by path, outside the pod template and the claim
+// templates (which the CloneSet's CRD keeps unknown members of: the API
+// server neither drops nor warns about those).
+type reader struct {
+	unknown *[]string
+}
 
-// read reads v (a JSON-like value; nil is null or absent) as type t: out is
-// the value written back, empty whether omitempty leaves its member out.
-func (r reader) read(v any, t *typeInfo) (out any, empty bool, err error) {
+// read reads v (a JSON-like value; nil is null or absent) at path as type
+// t: out is the value written back, empty whether omitempty leaves its
+// member out.
+func (r reader) read(v any, t *typeInfo, path string) (out any, empty bool, err error) {
 	switch t.kind {
 	case kindString:
 		switch x := v.(type) {
@@ -45,14 +51,14 @@ func (r reader) read(v any, t *typeInfo) (out any, empty bool, err error) {
 		if v == nil {
 			return nil, true, nil
 		}
-		out, _, err := r.read(v, t.elem)
+		out, _, err := r.read(v, t.elem, path)
 		return out, false, err
 	case kindSlice:
-		return r.slice(v, t)
+		return r.slice(v, t, path)
 	case kindMap:
-		return r.mapOf(v, t)
+		return r.mapOf(v, t, path)
 	case kindStruct:
-		return r.structOf(v, t)
+		return r.structOf(v, t, path)
 	case kindIntOrString:
 		switch x := v.(type) {
 		case nil:
@@ -82,16 +88,17 @@ func (r reader) read(v any, t *typeInfo) (out any, empty bool, err error) {
 	return nil, false, fmt.Errorf("admission: type %s has no kind", t.name) // a defect of the table
 }
 
-func (r reader) slice(v any, t *typeInfo) (any, bool, error) {
+func (r reader) slice(v any, t *typeInfo, path string) (any, bool, error) {
 	switch x := v.(type) {
 	case nil:
 		return nil, true, nil
 	case []any:
 		out := make([]any, len(x))
 		for i, item := range x {
-			o, _, err := r.read(item, t.elem)
+			seg := "[" + strconv.Itoa(i) + "]"
+			o, _, err := r.read(item, t.elem, path+seg)
 			if err != nil {
-				return nil, false, podtemplate.InError(err, "["+strconv.Itoa(i)+"]")
+				return nil, false, podtemplate.InError(err, seg)
 			}
 			out[i] = o
 		}
@@ -100,14 +107,14 @@ func (r reader) slice(v any, t *typeInfo) (any, bool, error) {
 	return nil, false, podtemplate.WrongType(v, "expected a list")
 }
 
-func (r reader) mapOf(v any, t *typeInfo) (any, bool, error) {
+func (r reader) mapOf(v any, t *typeInfo, path string) (any, bool, error) {
 	switch x := v.(type) {
 	case nil:
 		return nil, true, nil
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for _, k := range sortedKeys(x) { // the first error in key order, whatever the map's order
-			o, _, err := r.read(x[k], t.elem)
+			o, _, err := r.read(x[k], t.elem, path+"["+k+"]")
 			if err != nil {
 				return nil, false, podtemplate.InError(err, "["+k+"]")
 			}
@@ -118,14 +125,19 @@ func (r reader) mapOf(v any, t *typeInfo) (any, bool, error) {
 	return nil, false, podtemplate.WrongType(v, "expected an object")
 }
 
-func (r reader) structOf(v any, t *typeInfo) (any, bool, error) {
+func (r reader) structOf(v any, t *typeInfo, path string) (any, bool, error) {
 	members, ok := v.(map[string]any)
 	if v != nil && !ok {
 		return nil, false, podtemplate.WrongType(v, "expected an object")
 	}
 	out := make(map[string]any, len(t.fields))
+	known := 0
 	for _, f := range t.fields {
-		o, empty, err := r.read(members[f.name], f.typ) // absent: the zero value
+		member, present := members[f.name] // absent: the zero value
+		if present {
+			known++
+		}
+		o, empty, err := r.read(member, f.typ, joinPath(path, f.name))
 		if err != nil {
 			return nil, false, podtemplate.InError(err, f.name)
 		}
@@ -134,7 +146,22 @@ func (r reader) structOf(v any, t *typeInfo) (any, bool, error) {
 		}
 		out[f.name] = o
 	}
+	if known < len(members) && r.unknown != nil {
+		for _, k := range sortedKeys(members) {
+			if !slices.ContainsFunc(t.fields, func(f fieldInfo) bool { return f.name == k }) {
+				*r.unknown = append(*r.unknown, joinPath(path, k))
+			}
+		}
+	}
 	return out, false, nil // encoding/json never leaves a struct out
+}
+
+// joinPath is path's member name: "spec" + "replicas" is "spec.replicas".
+func joinPath(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
 }
 
 // podtemplateEncoding is the typed encoding of a pod template or a claim

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 
 	"github.com/clonecore/cloneset/manifest"
 	"github.com/clonecore/cloneset/model"
@@ -69,7 +70,20 @@ type Object struct {
 	// only the members it writes; integers as int64 (the pod template's
 	// as float64, as package podtemplate encodes it); see reader.
 	tree map[string]any
+	// unknown are the paths of the members the types dropped (see
+	// UnknownFields).
+	unknown []string
 }
+
+// UnknownFields are the paths of the members of the object as read that
+// its version's types do not know and dropped ("spec.updateStrategy.partition"
+// in v1beta1), members in the types' order and unknown ones sorted within
+// an object, outside the pod template and the claim
+// templates: the API server drops them too and warns about them
+// (kubectl's "unknown field" warnings), while the CloneSet's CRD keeps the
+// template's and claims' unknown members for the webhook to drop. Default
+// and Convert give objects without any.
+func (o *Object) UnknownFields() []string { return slices.Clone(o.unknown) }
 
 // Parse reads one CloneSet of either API version from JSON (an admission
 // request's object, or `kubectl get -o json`). A member the Go types refuse
@@ -110,14 +124,15 @@ func FromTree(tree map[string]any) (*Object, error) {
 	if kind != kindCloneSet {
 		return nil, fmt.Errorf("%s: kind %q: want %s", name, kind, kindCloneSet)
 	}
-	out, _, err := reader{}.read(tree, v.typeOf())
+	var unknown []string
+	out, _, err := reader{unknown: &unknown}.read(tree, v.typeOf(), "")
 	if err != nil {
 		if e, ok := err.(*podtemplate.Error); ok {
 			return nil, &DecodeError{Object: name, Path: e.Path, Value: e.Value, Reason: e.Reason}
 		}
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return &Object{version: v, tree: out.(map[string]any)}, nil
+	return &Object{version: v, tree: out.(map[string]any), unknown: unknown}, nil
 }
 
 // DecodeError is a member of a CloneSet that kruise's Go types refuse to

@@ -147,3 +147,21 @@ func TestZeroObject(t *testing.T) {
 		t.Error("CloneSet: no error")
 	}
 }
+
+// TestUnknownFields: the members the types drop are listed by path, outside
+// the template and the claim templates (whose unknown members the CRD keeps
+// for the webhook to drop, without a warning).
+func TestUnknownFields(t *testing.T) {
+	o := parse(t, `{"apiVersion":"apps.kruise.io/v1alpha1","kind":"CloneSet","x":1,"metadata":{"name":"web","Labels":{}},
+	 "spec":{"updateStrategy":{"rollingUpdate":{"partition":1},"type":"ReCreate"},"scaleStrategy":{"enablePVCReuse":true},
+	  "template":{"spec":{"containers":[{"name":"c","x-unknown":1}]}},"volumeClaimTemplates":[{"metadata":{"name":"d"},"y":2}],
+	  "lifecycle":{"preDelete":{"labelsHandler":{},"z":true}}}}`)
+	want := []string{"metadata.Labels", "spec.scaleStrategy.enablePVCReuse", "spec.updateStrategy.rollingUpdate", "spec.lifecycle.preDelete.z", "x"}
+	if got := o.UnknownFields(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	d, err := Default(o, nil, Gates{})
+	if err != nil || len(d.UnknownFields()) != 0 {
+		t.Fatalf("the defaulted object: %v, %v", d.UnknownFields(), err)
+	}
+}

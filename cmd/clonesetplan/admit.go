@@ -37,6 +37,9 @@ or v1beta1, as a create (or, with --old, an update of the stored object OLD; wit
     standard error, each starting with the field path:
       spec.template.spec.volumes[2].name: Duplicate value: "data"
 
+A member the CloneSet's types do not know (a misplaced one of the other API
+version, say) is dropped, as the API server drops it, with a warning on standard
+error as kubectl prints it: Warning: unknown field "spec.updateStrategy.partition".
 An object without metadata.namespace is in namespace default (kubectl sends it
 so). OLD is taken as stored: it gets the defaults of its create first. FILE may
 also hold Pods: a v1alpha1 CloneSet's podsToDelete names are looked up among them
@@ -149,6 +152,9 @@ func startAdmitRun(name string, args []string, stdin io.Reader, stdout, stderr i
 	var err error
 	if r.in, err = readCloneSetFile(opts.file, stdin); err != nil {
 		return nil, r.fail(err)
+	}
+	for _, f := range r.in.obj.UnknownFields() { // as the API server warns, kubectl prints
+		fmt.Fprintf(stderr, "Warning: unknown field %q\n", f)
 	}
 	return r, exitOK
 }
