@@ -92,6 +92,12 @@ func Comparable(object map[string]any) any {
 	return comparable(trimmed)
 }
 
+// DropEmpty is v without null values and empty objects and lists, at any
+// depth and again where dropping empties an object or a list (nil when v
+// itself goes), numbers as their JSON text: the README's rule for any part
+// of an object (a template, a claim template).
+func DropEmpty(v any) any { return comparable(v) }
+
 func comparable(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
