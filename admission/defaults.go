@@ -1,7 +1,6 @@
 package admission
 
 import (
-	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -85,11 +84,11 @@ func (g Gates) String() string {
 }
 
 // The template defaults: package podtemplate's core/v1 defaults of a pod
-// template and of a claim template, behind an indirection while they are
-// being written; until then the template and the claims are only encoded.
+// template and of a claim template (docs/spec/pod-template-defaults.md),
+// variables so that tests can see where they are applied.
 var (
-	defaultPodTemplate   = func(t map[string]any) (map[string]any, error) { return podtemplate.Encode(t) }
-	defaultClaimTemplate = func(c map[string]any) (map[string]any, error) { return c, nil }
+	defaultPodTemplate   = podtemplate.Default
+	defaultClaimTemplate = podtemplate.DefaultClaimTemplate
 )
 
 // Default is kruise's mutating webhook on a create (old nil) or an update
@@ -99,13 +98,18 @@ var (
 // templates, which an update gets only when its template differs from
 // old's. obj and old must be of the same version; obj is not changed.
 func Default(obj, old *Object, gates Gates) (*Object, error) {
-	if obj == nil {
-		return nil, errors.New("admission: Default: no object")
+	if err := obj.check(); err != nil {
+		return nil, err
+	}
+	if old != nil {
+		if err := old.check(); err != nil {
+			return nil, err
+		}
 	}
 	if old != nil && old.version != obj.version {
 		return nil, fmt.Errorf("%s: the old object is %s, the object %s", obj, old.version.APIVersion(), obj.version.APIVersion())
 	}
-	tree := copyCanonical(obj.tree).(map[string]any)
+	tree := copyTree(obj.tree, false).(map[string]any)
 	spec := tree["spec"].(map[string]any)
 	if spec["replicas"] == nil {
 		spec["replicas"] = int64(model.DefaultReplicas)
@@ -175,11 +179,7 @@ func defaultTemplates(spec map[string]any, gates Gates) error {
 		if err != nil {
 			return fmt.Errorf("spec.volumeClaimTemplates[%d]: %w", i, err)
 		}
-		out, _, err := reader{}.read(d, tPersistentVolumeClaim)
-		if err != nil {
-			return fmt.Errorf("spec.volumeClaimTemplates[%d]: the claim's defaults: %w", i, err)
-		}
-		claims[i] = out
+		claims[i] = d
 	}
 	return nil
 }
@@ -221,23 +221,4 @@ func setAbsent(m map[string]any, key string, v any) {
 	if m[key] == nil {
 		m[key] = v
 	}
-}
-
-// copyCanonical deep-copies a canonical tree as it is.
-func copyCanonical(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = copyCanonical(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = copyCanonical(e)
-		}
-		return out
-	}
-	return v
 }

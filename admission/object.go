@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 
 	"github.com/clonecore/cloneset/manifest"
 	"github.com/clonecore/cloneset/model"
+	"github.com/clonecore/cloneset/podtemplate"
 )
 
 // Version is an API version of the CloneSet: V1alpha1 or V1beta1.
@@ -68,7 +70,20 @@ type Object struct {
 	// only the members it writes; integers as int64 (the pod template's
 	// as float64, as package podtemplate encodes it); see reader.
 	tree map[string]any
+	// unknown are the paths of the members the types dropped (see
+	// UnknownFields).
+	unknown []string
 }
+
+// UnknownFields are the paths of the members of the object as read that
+// its version's types do not know and dropped ("spec.updateStrategy.partition"
+// in v1beta1), members in the types' order and unknown ones sorted within
+// an object, outside the pod template and the claim
+// templates: the API server drops them too and warns about them
+// (kubectl's "unknown field" warnings), while the CloneSet's CRD keeps the
+// template's and claims' unknown members for the webhook to drop. Default
+// and Convert give objects without any.
+func (o *Object) UnknownFields() []string { return slices.Clone(o.unknown) }
 
 // Parse reads one CloneSet of either API version from JSON (an admission
 // request's object, or `kubectl get -o json`). A member the Go types refuse
@@ -86,7 +101,7 @@ func Parse(data []byte) (*Object, error) {
 	}
 	tree, ok := v.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("CloneSet: want a JSON object, got %s", describe(v))
+		return nil, fmt.Errorf("CloneSet: %s", podtemplate.WrongType(v, "want a JSON object").Reason)
 	}
 	return FromTree(tree)
 }
@@ -109,27 +124,38 @@ func FromTree(tree map[string]any) (*Object, error) {
 	if kind != kindCloneSet {
 		return nil, fmt.Errorf("%s: kind %q: want %s", name, kind, kindCloneSet)
 	}
-	out, _, err := reader{}.read(tree, v.typeOf())
+	var unknown []string
+	out, _, err := reader{unknown: &unknown}.read(tree, v.typeOf(), "")
 	if err != nil {
-		if e, ok := err.(*TypeError); ok {
-			return nil, &DecodeError{Object: name, TypeError: *e}
+		if e, ok := err.(*podtemplate.Error); ok {
+			return nil, &DecodeError{Object: name, Path: e.Path, Value: e.Value, Reason: e.Reason}
 		}
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return &Object{version: v, tree: out.(map[string]any)}, nil
+	return &Object{version: v, tree: out.(map[string]any), unknown: unknown}, nil
 }
 
-// DecodeError is a member of a CloneSet that the Go types refuse, with the
-// object it belongs to.
+// DecodeError is a member of a CloneSet that kruise's Go types refuse to
+// read (the webhook's decoder fails on it, and the webhook answers 400 Bad
+// Request): a value of the wrong JSON type, an integer out of range, a
+// quantity or a time that does not parse.
 type DecodeError struct {
 	// Object names the CloneSet: "CloneSet NAMESPACE/NAME" (or less when
 	// the metadata is missing).
 	Object string
-	TypeError
+	// Path is the member's field path, list indexes and map keys in
+	// brackets ("spec.replicas", "spec.template.spec.containers[0].ports[0].containerPort").
+	Path string
+	// Value is the offending value as JSON (shortened when long).
+	Value string
+	// Reason says what the typed field wants.
+	Reason string
 }
 
 // Error renders "CloneSet ns/name: path: value: reason".
-func (e *DecodeError) Error() string { return e.Object + ": " + e.TypeError.Error() }
+func (e *DecodeError) Error() string {
+	return e.Object + ": " + e.Path + ": " + e.Value + ": " + e.Reason
+}
 
 // objectName names a CloneSet tree in errors, from whatever metadata it has.
 func objectName(tree map[string]any) string {
@@ -143,6 +169,17 @@ func objectName(tree map[string]any) string {
 		return "CloneSet " + name
 	}
 	return "CloneSet " + ns + "/" + name
+}
+
+// errNotRead is the error for an Object that Parse or FromTree did not make.
+var errNotRead = errors.New("admission: an Object that Parse or FromTree did not make")
+
+// check refuses a nil or zero Object (the operations need a read one).
+func (o *Object) check() error {
+	if o == nil || o.tree == nil {
+		return errNotRead
+	}
+	return nil
 }
 
 // Version is the object's API version.
@@ -170,29 +207,29 @@ func (o *Object) AppendJSON(dst []byte) ([]byte, error) {
 
 // Tree is a deep copy of the object as a JSON-like tree, the shape a client
 // library's unstructured object holds: map[string]any, []any, string, bool,
-// nil, int64 for integers (json.Number inside managed fields).
+// nil, int64 for integers (and float64 for a fraction in managed fields).
 func (o *Object) Tree() map[string]any {
-	return copyTree(o.tree).(map[string]any)
+	return copyTree(o.tree, true).(map[string]any)
 }
 
-// copyTree deep-copies a canonical tree, with the pod template's float64
-// integers as int64.
-func copyTree(v any) any {
+// copyTree deep-copies a canonical tree; with intsOnly the pod template's
+// float64 integers become int64.
+func copyTree(v any, intsOnly bool) any {
 	switch x := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[k] = copyTree(e)
+			out[k] = copyTree(e, intsOnly)
 		}
 		return out
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = copyTree(e)
+			out[i] = copyTree(e, intsOnly)
 		}
 		return out
 	case float64:
-		if x == math.Trunc(x) && math.Abs(x) < 1<<63 {
+		if intsOnly && x == math.Trunc(x) && math.Abs(x) < 1<<63 {
 			return int64(x)
 		}
 	}

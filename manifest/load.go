@@ -23,7 +23,6 @@ const (
 	kindRevision   = "ControllerRevision"
 	kindNode       = "Node"
 	kindList       = "List"
-	defaultNS      = "default"
 	maxListNesting = 8
 )
 
@@ -445,17 +444,13 @@ func (l *loader) assemble() (*model.Scenario, error) {
 	}
 
 	cs := l.clone[0].obj
-	if cs.Namespace == "" {
-		cs.Namespace = defaultNS
-	}
+	model.DefaultStored(cs)
 	l.inheritNamespace(cs.Namespace)
 
 	if err := l.duplicates(); err != nil {
 		return nil, err
 	}
 
-	model.SetDefaults(cs)
-	model.ConvertV1alpha1(cs)
 	if err := l.validate(l.clone[0], l.allPods()); err != nil {
 		return nil, err
 	}

@@ -54,7 +54,7 @@ func RevisionData(template map[string]any) ([]byte, error) {
 // refuses, as an *Error whose path starts with base (for example
 // "spec.template"); nil when the template is readable.
 func Check(template map[string]any, base string) error {
-	_, err := walker{}.value(template, 0)
+	_, err := walker{}.value(template, podTemplateSpecType)
 	if e, ok := err.(*Error); ok {
 		return &Error{Path: joinPath(base, e.Path), Value: e.Value, Reason: e.Reason}
 	}
@@ -72,7 +72,7 @@ func Check(template map[string]any, base string) error {
 // int-or-string as a number or a string; a time in UTC to the second. JSON
 // null reads as the zero value of its member's type, as absence does.
 func Encode(template map[string]any) (map[string]any, error) {
-	v, err := walker{build: true}.value(template, 0)
+	v, err := walker{build: true}.value(template, podTemplateSpecType)
 	if err != nil {
 		return nil, err
 	}
@@ -245,30 +245,54 @@ func (w walker) structOf(v any, ti *typeInfo) (encoded, error) {
 }
 
 func (w walker) quantity(v any) (encoded, error) {
-	var text string
-	switch x := v.(type) {
-	case nil:
+	if v == nil {
 		return encoded{out: "0", zero: true}, nil // the zero quantity
-	case string:
-		text = x
-	default:
-		t, ok := numberText(x)
-		if !ok {
-			return encoded{}, typeError(v, "expected a quantity such as \"500m\" or \"2Gi\"")
-		}
-		text = t
 	}
 	if !w.build {
+		text, err := quantityText(v)
+		if err != nil {
+			return encoded{}, err
+		}
 		if err := checkQuantity(strings.TrimSpace(text)); err != nil {
 			return encoded{}, &Error{Value: shortJSON(v), Reason: "not a quantity: " + err.Error()}
 		}
 		return encoded{}, nil
 	}
-	q, err := parseQuantity(strings.TrimSpace(text))
+	q, err := readQuantity(v)
 	if err != nil {
-		return encoded{}, &Error{Value: shortJSON(v), Reason: "not a quantity: " + err.Error()}
+		return encoded{}, err
 	}
 	return encoded{out: q.String(), zero: q.mant.Sign() == 0}, nil
+}
+
+// quantityText is the text of a quantity member: a string as it is, a
+// number as JSON writes it.
+func quantityText(v any) (string, error) {
+	if s, ok := v.(string); ok {
+		return s, nil
+	}
+	text, ok := numberText(v)
+	if !ok {
+		return "", typeError(v, "expected a quantity such as \"500m\" or \"2Gi\"")
+	}
+	return text, nil
+}
+
+// readQuantity reads a quantity member as resource.Quantity reads it (null
+// is the zero quantity).
+func readQuantity(v any) (quantity, error) {
+	if v == nil {
+		return parseQuantity("0")
+	}
+	text, err := quantityText(v)
+	if err != nil {
+		return quantity{}, err
+	}
+	q, err := parseQuantity(strings.TrimSpace(text))
+	if err != nil {
+		return quantity{}, &Error{Value: shortJSON(v), Reason: "not a quantity: " + err.Error()}
+	}
+	return q, nil
 }
 
 func encodeTime(v any) (encoded, error) {

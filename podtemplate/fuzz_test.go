@@ -74,3 +74,91 @@ func templateOf(t *testing.T, data []byte) map[string]any {
 	}
 	return rev.Spec.Template
 }
+
+// FuzzDefault: any JSON object, read as a pod template and as a volume
+// claim template, is either refused with an *Error or defaulted; defaulting
+// is deterministic, leaves its input alone, is idempotent (the defaults of
+// a defaulted tree are that tree) and writes a typed encoding (Encode of a
+// defaulted template is itself); nothing panics. The seeds are the
+// templates and claim templates of testdata/conformance-admission.
+func FuzzDefault(f *testing.F) {
+	worlds, _ := filepath.Glob("../testdata/conformance-admission/worlds/*.json")
+	for _, w := range worlds {
+		raw, err := os.ReadFile(w)
+		if err != nil {
+			f.Fatal(err)
+		}
+		var doc struct {
+			Spec struct {
+				Template json.RawMessage   `json:"template"`
+				Claims   []json.RawMessage `json:"volumeClaimTemplates"`
+			} `json:"spec"`
+		}
+		if err := json.Unmarshal(raw, &doc); err != nil {
+			f.Fatal(err)
+		}
+		f.Add([]byte(doc.Spec.Template))
+		for _, c := range doc.Spec.Claims {
+			f.Add([]byte(c))
+		}
+	}
+	f.Add([]byte(`{"spec":{"initContainers":[{"name":"i","image":"Nginx:latest@sha256:0"}],"volumes":[{"name":"v"},{"name":"h","hostPath":null}]}}`))
+	f.Add([]byte(`{"spec":{"containers":[{"name":"c","resources":{"limits":{"cpu":"1023.9999999Ki","memory":-1e-7}}}],"overhead":{"cpu":null}}}`))
+	f.Add([]byte(`{"spec":{"resources":{"requests":{"storage":"0.0001"}}},"status":{"capacity":{"storage":"1.5Ki"}}}`))
+	check := func(t *testing.T, doc []byte, kind string, def, encode func(map[string]any) (map[string]any, error)) {
+		in := decodeTree(doc)
+		out, err := def(in)
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("%s %s: an error that names no field: %v", kind, doc, err)
+			}
+			return
+		}
+		if !bytes.Equal(mustJSON(t, in), mustJSON(t, decodeTree(doc))) {
+			t.Fatalf("%s %s: defaulting changed its input", kind, doc)
+		}
+		first := mustJSON(t, out)
+		again, err := def(decodeTree(doc))
+		if err != nil || !bytes.Equal(mustJSON(t, again), first) {
+			t.Fatalf("%s %s: two results\nfirst:  %s\nsecond: %s (%v)", kind, doc, first, mustJSON(t, again), err)
+		}
+		twice, err := def(out)
+		if err != nil || !bytes.Equal(mustJSON(t, twice), first) {
+			t.Fatalf("%s %s: not idempotent\nonce:  %s\ntwice: %s (%v)", kind, doc, first, mustJSON(t, twice), err)
+		}
+		encoded, err := encode(out)
+		if err != nil || !bytes.Equal(mustJSON(t, encoded), first) {
+			t.Fatalf("%s %s: not a typed encoding\ndefaulted: %s\nencoded:   %s (%v)", kind, doc, first, mustJSON(t, encoded), err)
+		}
+	}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		if decodeTree(doc) == nil {
+			return
+		}
+		check(t, doc, "template", Default, Encode)
+		check(t, doc, "claim template", DefaultClaimTemplate, EncodeClaimTemplate)
+	})
+}
+
+// decodeTree reads a JSON object as the library's loaders do (numbers as
+// json.Number); nil when doc is not one.
+func decodeTree(doc []byte) map[string]any {
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return nil
+	}
+	return m
+}
+
+// mustJSON writes a tree as JSON (members sorted).
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatalf("%v: %v", v, err)
+	}
+	return b
+}

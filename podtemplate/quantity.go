@@ -305,9 +305,7 @@ func slowQuantity(sc quantityScan, base, exponent int32, format quantityFormat) 
 	if q.mant.Sign() == 0 {
 		return q, nil
 	}
-	if q.exp < -9 {
-		q.roundUpToNanos()
-	}
+	q.roundUp(-9)
 	if format == binarySI {
 		if q.cmpAbs(maxQuantity) > 0 {
 			q.mant, q.exp = new(big.Int).Set(maxQuantity), 0
@@ -344,11 +342,17 @@ func newQuantity(neg bool, mant *big.Int, exp int64, format quantityFormat) quan
 	return q
 }
 
-// roundUpToNanos rounds the magnitude up to a multiple of 10^-9.
-func (q *quantity) roundUpToNanos() {
-	drop := -9 - q.exp // digits below nanos
+// roundUp rounds the magnitude up (away from zero) to a multiple of
+// 10^scale when it has digits below that, as resource.Quantity's RoundUp
+// does; the value is then written in its canonical form (the kept text is
+// dropped). A value already a multiple of 10^scale is left as it is.
+func (q *quantity) roundUp(scale int64) {
+	if q.mant.Sign() == 0 || q.exp >= scale {
+		return
+	}
+	drop := scale - q.exp // digits below 10^scale
 	if drop >= int64(len(q.mant.String())) {
-		q.mant, q.exp = big.NewInt(1), -9 // below one nano: one nano
+		q.mant, q.exp, q.text = big.NewInt(1), scale, "" // below one unit: one unit
 		return
 	}
 	div := new(big.Int).Exp(big.NewInt(10), big.NewInt(drop), nil)
@@ -357,7 +361,7 @@ func (q *quantity) roundUpToNanos() {
 	if rem.Sign() != 0 {
 		q.mant.Add(q.mant, big.NewInt(1))
 	}
-	*q = newQuantity(q.neg, q.mant, -9, q.format)
+	*q = newQuantity(q.neg, q.mant, scale, q.format)
 }
 
 // cmpAbs compares the magnitude with a whole number.

@@ -20,7 +20,14 @@ import (
 // to it (2^63-1 stays itself), and a managed fields entry's fieldsV1 has its
 // members sorted and its numbers as float64 (the typed form keeps the text).
 func AppendJSON(dst []byte, template map[string]any) ([]byte, error) {
-	return appendTyped(dst, template, 0, "")
+	return appendTyped(dst, template, podTemplateSpecType, "")
+}
+
+// AppendClaimJSON appends a volume claim template that EncodeClaimTemplate
+// (or DefaultClaimTemplate) returned as encoding/json writes the
+// v1.PersistentVolumeClaim it stands for, with the rules of AppendJSON.
+func AppendClaimJSON(dst []byte, claim map[string]any) ([]byte, error) {
+	return appendTyped(dst, claim, persistentVolumeClaimType, "")
 }
 
 // appendTyped appends v, a value of Encode's output, as table type t; path

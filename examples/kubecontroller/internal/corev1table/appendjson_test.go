@@ -31,42 +31,63 @@ func TestAppendJSONMatchesTypedMarshal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var typed corev1.PodTemplateSpec
-		if err := json.Unmarshal(doc, &typed); err != nil {
-			t.Skip("k8s.io/api refuses the template")
-		}
-		want, err := json.Marshal(&typed)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dec := json.NewDecoder(bytes.NewReader(doc))
-		dec.UseNumber()
-		var tree map[string]any
-		if err := dec.Decode(&tree); err != nil {
-			t.Fatal(err)
-		}
-		encoded, err := podtemplate.Encode(tree)
-		if err != nil {
-			t.Fatalf("template %s: the library refuses what k8s.io/api reads: %v", doc, err)
-		}
-		got, err := podtemplate.AppendJSON(nil, encoded)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = withoutNullCreationTimestamps(got)
-		if hasIntegerBeyond53(want) || bytes.Contains(want, []byte(`"fieldsV1":`)) {
-			var w, g any
-			_ = json.Unmarshal(want, &w)
-			_ = json.Unmarshal(got, &g)
-			if !reflect.DeepEqual(w, g) {
-				t.Fatalf("template %s\nk8s.io/api: %s\nlibrary:    %s", doc, want, got)
-			}
-			return
-		}
-		if !bytes.Equal(got, want) {
-			t.Fatalf("template %s\nk8s.io/api: %s\nlibrary:    %s", doc, want, got)
-		}
+		compareAppended[corev1.PodTemplateSpec](t, doc, podtemplate.Encode, podtemplate.AppendJSON)
 	})
+}
+
+// TestAppendClaimJSONMatchesTypedMarshal: the same for volume claim
+// templates (podtemplate.AppendClaimJSON of EncodeClaimTemplate's output
+// and v1.PersistentVolumeClaim).
+func TestAppendClaimJSONMatchesTypedMarshal(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		g := &templateGen{t: t, budget: 80}
+		doc, err := json.Marshal(g.object(ClaimRoot, 0, "claim"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		compareAppended[corev1.PersistentVolumeClaim](t, doc, podtemplate.EncodeClaimTemplate, podtemplate.AppendClaimJSON)
+	})
+}
+
+// compareAppended compares the library's typed JSON of doc (encode, then
+// appendJSON) with encoding/json on the k8s.io/api type T, as
+// TestAppendJSONMatchesTypedMarshal says.
+func compareAppended[T any](t *rapid.T, doc []byte, encode func(map[string]any) (map[string]any, error), appendJSON func([]byte, map[string]any) ([]byte, error)) {
+	var typed T
+	if err := json.Unmarshal(doc, &typed); err != nil {
+		t.Skip("k8s.io/api refuses the object")
+	}
+	want, err := json.Marshal(&typed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.UseNumber()
+	var tree map[string]any
+	if err := dec.Decode(&tree); err != nil {
+		t.Fatal(err)
+	}
+	encoded, err := encode(tree)
+	if err != nil {
+		t.Fatalf("object %s: the library refuses what k8s.io/api reads: %v", doc, err)
+	}
+	got, err := appendJSON(nil, encoded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = withoutNullCreationTimestamps(got)
+	if hasIntegerBeyond53(want) || bytes.Contains(want, []byte(`"fieldsV1":`)) {
+		var w, g any
+		_ = json.Unmarshal(want, &w)
+		_ = json.Unmarshal(got, &g)
+		if !reflect.DeepEqual(w, g) {
+			t.Fatalf("object %s\nk8s.io/api: %s\nlibrary:    %s", doc, want, got)
+		}
+		return
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("object %s\nk8s.io/api: %s\nlibrary:    %s", doc, want, got)
+	}
 }
 
 // withoutNullCreationTimestamps drops the "creationTimestamp":null members

@@ -1,0 +1,41 @@
+package podtemplate
+
+// The readers of single values that the typed encoding of a template uses,
+// for other typed encodings built the same way (package admission's
+// CloneSet): each reads a JSON-like value as the Go type named reads it and
+// gives back what encoding/json writes for it, or an *Error whose path is
+// empty (InError adds the member's).
+
+// ReadInteger reads a JSON number written as an integer that fits bits
+// bits (32 or 64), as encoding/json reads one into a Go integer.
+func ReadInteger(v any, bits int) (int64, error) { return integer(v, bits) }
+
+// ReadQuantity reads a resource.Quantity member (a string, or a number in
+// the quantity syntax; null is the zero quantity) and gives its canonical
+// text.
+func ReadQuantity(v any) (string, error) {
+	q, err := readQuantity(v)
+	if err != nil {
+		return "", err
+	}
+	return q.String(), nil
+}
+
+// ReadTime reads a metav1.Time member (null, or an RFC 3339 string): nil
+// for the zero time, else the time in UTC to the second.
+func ReadTime(v any) (any, error) {
+	e, err := encodeTime(v)
+	return e.out, err
+}
+
+// ReadRawJSON reads a metav1.FieldsV1 member: any JSON value, as generic
+// values (numbers as float64).
+func ReadRawJSON(v any) (any, error) { return plainJSON(v) }
+
+// WrongType is the *Error of a value of the wrong JSON type; want says what
+// the field takes ("expected a string").
+func WrongType(v any, want string) *Error { return typeError(v, want) }
+
+// InError prefixes the path of an *Error with the member or index it was
+// found in ("spec", "[0]"); other errors are returned as they are.
+func InError(err error, seg string) error { return inside(err, seg) }
