@@ -467,7 +467,8 @@ func checkBatchesStop(t *testing.T, creates []proxied, rounds []float64) {
 	}
 }
 
-// reconcileCount reads controller_runtime_reconcile_total (all results)
+// reconcileCount reads controller_runtime_reconcile_total of the CloneSet
+// controller (all results; the pod readiness reconciler's are its own)
 // from the controller's metrics endpoint at address (-1 when it cannot).
 func reconcileCount(address string) float64 {
 	resp, err := http.Get("http://" + address + "/metrics")
@@ -478,7 +479,7 @@ func reconcileCount(address string) float64 {
 	body, _ := io.ReadAll(resp.Body)
 	total := 0.0
 	for _, line := range strings.Split(string(body), "\n") {
-		if rest, ok := strings.CutPrefix(line, "controller_runtime_reconcile_total{"); ok {
+		if rest, ok := strings.CutPrefix(line, "controller_runtime_reconcile_total{"); ok && strings.Contains(rest, `controller="cloneset"`) {
 			var v float64
 			if _, err := fmt.Sscan(rest[strings.LastIndexByte(rest, ' ')+1:], &v); err == nil {
 				total += v

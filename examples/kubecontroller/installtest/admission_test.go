@@ -1,11 +1,9 @@
 package installtest
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clonecore/cloneset/internal/admissionrecord"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -25,110 +24,21 @@ import (
 // CloneSets (its README says how to compare).
 const recordDir = "../../../testdata/conformance-admission"
 
-// recordEntry is one line of the record's oracle.jsonl.
-type recordEntry struct {
-	ID        string          `json:"id"`
-	Version   string          `json:"version"`
-	Defaulted json.RawMessage `json:"defaulted"`
-	Converted json.RawMessage `json:"converted"`
-	Errors    []struct {
-		Field string `json:"field"`
-		Type  string `json:"type"`
-	} `json:"errors"`
-}
-
-// readRecord reads the record's worlds and oracle lines, in order.
-func readRecord(t *testing.T) (worlds [][]byte, entries []recordEntry) {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(recordDir, "oracle.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 16<<20)
-	for sc.Scan() {
-		var e recordEntry
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			t.Fatal(err)
-		}
-		w, err := os.ReadFile(filepath.Join(recordDir, "worlds", e.ID+".json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		worlds, entries = append(worlds, w), append(entries, e)
-	}
-	if len(entries) != 100 {
-		t.Fatalf("%d worlds in the record, want 100", len(entries))
-	}
-	return worlds, entries
-}
-
-// comparable is an object as the record's README compares it: status,
-// metadata.creationTimestamp, null values and empty objects and lists
-// dropped. The API server's own metadata is dropped too (uid,
-// resourceVersion, generation, managedFields: no user writes them), and
-// the namespace (each world is created in a namespace of the test's).
+// comparable is an object as the record's README compares it
+// (admissionrecord.Comparable), the API server's own metadata dropped
+// first: uid, resourceVersion, generation, managedFields (no user writes
+// them), and the namespace (each world is created in a namespace of the
+// test's).
 func comparable(obj map[string]any) any {
-	c := deepCopyJSON(obj).(map[string]any)
-	delete(c, "status")
+	c := maps.Clone(obj)
 	if md, ok := c["metadata"].(map[string]any); ok {
-		for _, f := range []string{"creationTimestamp", "uid", "resourceVersion", "generation", "managedFields", "namespace"} {
+		md = maps.Clone(md)
+		for _, f := range []string{"uid", "resourceVersion", "generation", "managedFields", "namespace"} {
 			delete(md, f)
 		}
+		c["metadata"] = md
 	}
-	return dropEmpty(c)
-}
-
-// deepCopyJSON copies a JSON tree, numbers as json.Number.
-func deepCopyJSON(v any) any {
-	data, _ := json.Marshal(v)
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.UseNumber()
-	var out any
-	_ = d.Decode(&out)
-	return out
-}
-
-// dropEmpty removes null values and empty objects and lists, inside out;
-// it returns nil when v itself is then empty.
-func dropEmpty(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		for k, x := range v {
-			if y := dropEmpty(x); y == nil {
-				delete(v, k)
-			} else {
-				v[k] = y
-			}
-		}
-		if len(v) == 0 {
-			return nil
-		}
-		return v
-	case []any:
-		out := v[:0]
-		for _, x := range v {
-			if y := dropEmpty(x); y != nil {
-				out = append(out, y)
-			}
-		}
-		if len(out) == 0 {
-			return nil
-		}
-		return out
-	}
-	return v
-}
-
-// decodeJSON decodes a JSON object, numbers as json.Number.
-func decodeJSON(data []byte) (map[string]any, error) {
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.UseNumber()
-	var m map[string]any
-	if err := d.Decode(&m); err != nil {
-		return nil, err
-	}
-	return m, nil
+	return admissionrecord.Comparable(c)
 }
 
 // firstDifference names the first path where a and b differ ("" when
@@ -192,12 +102,21 @@ func TestAdmissionOnKubeAPIServer(t *testing.T) {
 	ctx := t.Context()
 	start := time.Now()
 	startController(t, sys)
-	worlds, entries := readRecord(t)
+	entries, err := admissionrecord.Read(recordDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 100 {
+		t.Fatalf("%d worlds in the record, want 100", len(entries))
+	}
 	dyn := dynamic.NewForConfigOrDie(sys.ControlPlane.Config())
 	agree, refusals, refusalsAgree, templateRefusals, templateAgree := 0, 0, 0, 0, 0
-	for i, world := range worlds {
-		e := entries[i]
-		obj, err := decodeJSON(world)
+	for _, e := range entries {
+		world, err := os.ReadFile(filepath.Join(recordDir, "worlds", e.ID+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		obj, err := admissionrecord.DecodeJSON(world)
 		if err != nil {
 			t.Fatalf("world %s: %v", e.ID, err)
 		}
@@ -213,7 +132,7 @@ func TestAdmissionOnKubeAPIServer(t *testing.T) {
 		var want []string
 		for _, re := range e.Errors {
 			want = append(want, re.Field+" "+re.Type)
-			template = template || strings.HasPrefix(re.Field, "spec.template.")
+			template = template || strings.HasPrefix(re.Field, "spec.template.spec.")
 		}
 		slices.Sort(want)
 		if len(want) > 0 {
@@ -242,7 +161,7 @@ func TestAdmissionOnKubeAPIServer(t *testing.T) {
 			}
 			for _, read := range []struct {
 				version string
-				record  json.RawMessage
+				record  map[string]any
 				what    string
 			}{{version, e.Defaulted, "defaulted"}, {other, e.Converted, "converted"}} {
 				got, err := dyn.Resource(resource(read.version)).Namespace(ns).Get(ctx, u.GetName(), metav1.GetOptions{})
@@ -250,11 +169,7 @@ func TestAdmissionOnKubeAPIServer(t *testing.T) {
 					t.Errorf("world %s: read as %s: %v", e.ID, read.version, err)
 					return false
 				}
-				rec, err := decodeJSON(read.record)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if d := firstDifference("", comparable(got.Object), comparable(rec)); d != "" {
+				if d := firstDifference("", comparable(got.Object), comparable(read.record)); d != "" {
 					t.Errorf("world %s (%s): read as %s, not the record's %s object: %s", e.ID, version, read.version, read.what, d)
 					return false
 				}
@@ -271,7 +186,7 @@ func TestAdmissionOnKubeAPIServer(t *testing.T) {
 			}
 		}
 	}
-	fmt.Printf("admission on kube-apiserver %s: %d/%d\n", sys.ControlPlane.Version().GitVersion, agree, len(worlds))
+	fmt.Printf("admission on kube-apiserver %s: %d/%d\n", sys.ControlPlane.Version().GitVersion, agree, len(entries))
 	t.Logf("refusals %d/%d (pod template refusals %d/%d)", refusalsAgree, refusals, templateAgree, templateRefusals)
 	forbidden, err := sys.Forbidden(start)
 	if err != nil {

@@ -314,18 +314,42 @@ func freePorts(n int) ([]string, error) {
 // Forbidden returns the requests of service accounts the API server
 // refused with 403 Forbidden, received at or after since (the audit
 // policy must record them: controlplane.AuditPolicyWritesAndServiceAccounts).
+// A refusal of a request the same user later made and was allowed (same
+// verb and object) is left out: the roles never change during a test, so
+// that was an API server just started, whose RBAC cache did not hold the
+// roles or their bindings yet (a test restarts it); a request the roles do
+// not allow is never allowed.
 func (s *System) Forbidden(since time.Time) ([]controlplane.AuditEvent, error) {
 	events, err := s.ControlPlane.AuditEvents()
 	if err != nil {
 		return nil, err
 	}
-	var out []controlplane.AuditEvent
+	allowedAfter := map[string]time.Time{} // the last time each request was allowed
 	for _, ev := range events {
-		if ev.Code() == http.StatusForbidden && strings.HasPrefix(ev.User.Username, "system:serviceaccount:") && !ev.RequestReceivedTimestamp.Before(since) {
-			out = append(out, ev)
+		if c := ev.Code(); c >= 200 && c < 300 {
+			allowedAfter[requestKey(ev)] = ev.RequestReceivedTimestamp
 		}
 	}
+	var out []controlplane.AuditEvent
+	for _, ev := range events {
+		if ev.Code() != http.StatusForbidden || !strings.HasPrefix(ev.User.Username, "system:serviceaccount:") || ev.RequestReceivedTimestamp.Before(since) {
+			continue
+		}
+		if later, ok := allowedAfter[requestKey(ev)]; ok && later.After(ev.RequestReceivedTimestamp) {
+			continue
+		}
+		out = append(out, ev)
+	}
 	return out, nil
+}
+
+// requestKey names a request by user, verb and object.
+func requestKey(ev controlplane.AuditEvent) string {
+	key := ev.User.Username + " " + ev.Verb
+	if ref := ev.ObjectRef; ref != nil {
+		key += " " + ref.APIGroup + "/" + ref.Resource + "/" + ref.Subresource + " " + ref.Namespace + "/" + ref.Name
+	}
+	return key
 }
 
 // Describe renders an audit event in one line: user, verb, resource,
