@@ -24,7 +24,7 @@
 //
 // kube-apiserver runs with the CloneSet CRD of config/, whose versions
 // convert through a webhook: the test serves the conversion webhook itself
-// (installtest.ServeConversion, the binary's handler and rules), and
+// (installtest.ServeInProcess, the binary's handler and rules), and
 // installs neither the mutating nor the validating webhook (the worlds are
 // stored as the records hold them).
 //

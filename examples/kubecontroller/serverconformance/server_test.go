@@ -32,7 +32,7 @@ var (
 	sharedErr  error
 	sharedOnce sync.Once
 	sharedCP   *controlplane.ControlPlane
-	sharedConv *installtest.ConversionServer
+	sharedConv *installtest.InProcess
 	sharedDir  string
 )
 
@@ -98,7 +98,7 @@ func startServer() (*server, error) {
 	// The CRD converts through a webhook: its conversion is served here
 	// (the mutating and validating webhooks are not installed: the worlds
 	// are stored as the records hold them).
-	if sharedConv, err = installtest.ServeConversion(ctx, c, "default"); err != nil {
+	if sharedConv, err = installtest.ServeInProcess(ctx, cp, installtest.ConversionOnly, "default"); err != nil {
 		return nil, err
 	}
 	cli := filepath.Join(dir, "clonesetplan")

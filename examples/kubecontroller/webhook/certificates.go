@@ -264,11 +264,17 @@ func (c *Certificates) load(a Artifacts) error {
 	return nil
 }
 
-// publish writes bundle into the webhook configurations and the CRD's
-// conversion, with the client configuration of Targets.
+// publish writes bundle into the targets.
 func (c *Certificates) publish(ctx context.Context, bundle []byte) error {
-	t := c.Targets
-	mutating := c.Client.AdmissionregistrationV1().MutatingWebhookConfigurations()
+	return c.Targets.Publish(ctx, c.Client, c.APIExtensions, bundle, c.Log)
+}
+
+// Publish writes bundle, as the caBundle, into the webhook configurations
+// and the CRD's conversion the targets name (with the URL or the Service
+// they say), updating only what differs; log gets a line per update. A
+// missing target is an error naming it.
+func (t Targets) Publish(ctx context.Context, cs kubernetes.Interface, ext apiextensionsclient.Interface, bundle []byte, log logr.Logger) error {
+	mutating := cs.AdmissionregistrationV1().MutatingWebhookConfigurations()
 	if t.MutatingConfiguration != "" {
 		cfg, err := mutating.Get(ctx, t.MutatingConfiguration, metav1.GetOptions{})
 		if err != nil {
@@ -282,10 +288,10 @@ func (c *Certificates) publish(ctx context.Context, bundle []byte) error {
 			if _, err := mutating.Update(ctx, cfg, metav1.UpdateOptions{}); err != nil {
 				return fmt.Errorf("update MutatingWebhookConfiguration %s: %w", cfg.Name, err)
 			}
-			c.Log.Info("webhook certificates: CA bundle written", "mutatingWebhookConfiguration", cfg.Name)
+			log.Info("webhook certificates: CA bundle written", "mutatingWebhookConfiguration", cfg.Name)
 		}
 	}
-	validating := c.Client.AdmissionregistrationV1().ValidatingWebhookConfigurations()
+	validating := cs.AdmissionregistrationV1().ValidatingWebhookConfigurations()
 	if t.ValidatingConfiguration != "" {
 		cfg, err := validating.Get(ctx, t.ValidatingConfiguration, metav1.GetOptions{})
 		if err != nil {
@@ -299,11 +305,11 @@ func (c *Certificates) publish(ctx context.Context, bundle []byte) error {
 			if _, err := validating.Update(ctx, cfg, metav1.UpdateOptions{}); err != nil {
 				return fmt.Errorf("update ValidatingWebhookConfiguration %s: %w", cfg.Name, err)
 			}
-			c.Log.Info("webhook certificates: CA bundle written", "validatingWebhookConfiguration", cfg.Name)
+			log.Info("webhook certificates: CA bundle written", "validatingWebhookConfiguration", cfg.Name)
 		}
 	}
 	if t.CRD != "" {
-		crds := c.APIExtensions.ApiextensionsV1().CustomResourceDefinitions()
+		crds := ext.ApiextensionsV1().CustomResourceDefinitions()
 		crd, err := crds.Get(ctx, t.CRD, metav1.GetOptions{})
 		if err != nil {
 			return fmt.Errorf("CustomResourceDefinition %s: %w", t.CRD, err)
@@ -316,7 +322,7 @@ func (c *Certificates) publish(ctx context.Context, bundle []byte) error {
 			if _, err := crds.Update(ctx, crd, metav1.UpdateOptions{}); err != nil {
 				return fmt.Errorf("update CustomResourceDefinition %s: %w", crd.Name, err)
 			}
-			c.Log.Info("webhook certificates: CA bundle written", "customResourceDefinition", crd.Name)
+			log.Info("webhook certificates: CA bundle written", "customResourceDefinition", crd.Name)
 		}
 	}
 	return nil
