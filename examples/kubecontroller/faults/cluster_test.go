@@ -198,6 +198,12 @@ func (e *env) createCloneSet(r rollout, image string) {
 // tryCreateCloneSet creates the CloneSet of r with image and returns the
 // API server's answer.
 func (e *env) tryCreateCloneSet(r rollout, image string) error {
+	_, err := e.dyn.Resource(cloneSets).Namespace(e.ns).Create(e.t.Context(), e.cloneSetObject(r, image), metav1.CreateOptions{})
+	return err
+}
+
+// cloneSetObject is the CloneSet of r with image.
+func (e *env) cloneSetObject(r rollout, image string) *unstructured.Unstructured {
 	obj := map[string]any{
 		"apiVersion": "apps.kruise.io/v1beta1", "kind": "CloneSet",
 		"metadata": map[string]any{"name": r.name, "namespace": e.ns},
@@ -213,8 +219,7 @@ func (e *env) tryCreateCloneSet(r rollout, image string) error {
 			}},
 		},
 	}
-	_, err := e.dyn.Resource(cloneSets).Namespace(e.ns).Create(e.t.Context(), &unstructured.Unstructured{Object: obj}, metav1.CreateOptions{})
-	return err
+	return &unstructured.Unstructured{Object: obj}
 }
 
 // withoutValidatingWebhook runs write with the validating webhook

@@ -15,8 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clonecore/cloneset/admission"
 	"github.com/clonecore/cloneset/examples/kubecontroller"
 	"github.com/clonecore/cloneset/examples/kubecontroller/config"
+	"github.com/clonecore/cloneset/model"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -79,7 +81,8 @@ func TestFlagsParse(t *testing.T) {
 		leaseDuration: 4 * time.Second, renewDeadline: 3 * time.Second, retryPeriod: 500 * time.Millisecond,
 		metricsBindAddress: ":8080", healthProbeBindAddress: "0", serverVersion: "v1.31.4",
 		webhooks: webhookOptions{enabled: true, port: 10443, bindHost: "127.0.0.1", namespace: "ops", serviceName: "hooks", secretName: "certs",
-			urlHost: "127.0.0.1:8443", caValidity: 2 * time.Hour, servingValidity: 30 * time.Minute, featureGates: "ResourcesDeletionProtection=true"},
+			urlHost: "127.0.0.1:8443", caValidity: 2 * time.Hour, servingValidity: 30 * time.Minute},
+		featureGates: "ResourcesDeletionProtection=true",
 	}
 	if o != want {
 		t.Errorf("parsed %+v, want %+v", o, want)
@@ -112,7 +115,8 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"--webhook-port", "0"}, "--webhook-port"},
 		{[]string{"--webhook-cert-validity", "0s"}, "--webhook-cert-validity"},
 		{[]string{"--webhook-secret-name", ""}, "--webhook-secret-name"},
-		{[]string{"--feature-gates", "CloneSetShortHash=true"}, "--feature-gates"},
+		{[]string{"--feature-gates", "NoSuchGate=true"}, "--feature-gates"},
+		{[]string{"--feature-gates", "CloneSetShortHash=maybe"}, "--feature-gates"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 	} {
 		_, err := parseFlags(tc.args, &bytes.Buffer{})
@@ -278,6 +282,25 @@ func freePort(t *testing.T) string {
 	defer l.Close()
 	_, port, _ := net.SplitHostPort(l.Addr().String())
 	return port
+}
+
+// TestParseGates: OpenKruise's gates of the controller and of the webhooks
+// in one flag, each at its default when not named.
+func TestParseGates(t *testing.T) {
+	controller, hooks, err := parseGates("InPlaceWorkloadVerticalScaling=true, ResourcesDeletionProtection=true,InPlaceUpdateEnvFromMetadata=false")
+	must(t, err)
+	want := model.DefaultFeatureGates()
+	want.InPlaceWorkloadVerticalScaling, want.InPlaceUpdateEnvFromMetadata = true, false
+	if controller != want || !hooks.ResourcesDeletionProtection || hooks.TemplateNoDefaults {
+		t.Errorf("gates %+v %+v", controller, hooks)
+	}
+	controller, hooks, err = parseGates("")
+	if err != nil || controller != model.DefaultFeatureGates() || hooks != (admission.Gates{}) {
+		t.Errorf("no gates: %+v %+v %v, want the defaults", controller, hooks, err)
+	}
+	if _, _, err := parseGates("Nope=true"); err == nil || !strings.Contains(err.Error(), "CloneSetShortHash") || !strings.Contains(err.Error(), "TemplateNoDefaults") {
+		t.Errorf("an unknown gate: %v, want an error naming the known ones", err)
+	}
 }
 
 // TestRunNeedsTheWebhookNamespace: outside a cluster, the self-managed
