@@ -24,6 +24,10 @@
 // its environment) and returns once its webhooks are ready. Forbidden reads
 // the requests of service accounts refused with 403 Forbidden from the
 // audit log, which needs controlplane.AuditPolicyWritesAndServiceAccounts.
+//
+// ServeInProcess serves the same webhooks from the test's own process, for
+// tests that run the controller in process (clustertest) or none at all
+// (serverconformance: the conversion only).
 package installtest
 
 import (
