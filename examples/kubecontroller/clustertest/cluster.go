@@ -7,12 +7,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/clonecore/cloneset/examples/kubecontroller/config"
 	"github.com/clonecore/cloneset/examples/kubecontroller/controlplane"
 	"github.com/clonecore/cloneset/examples/kubecontroller/installtest"
 	"github.com/go-logr/logr"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
@@ -47,17 +46,8 @@ func DefaultOptions() controlplane.Options {
 }
 
 // NewScheme returns the scheme of the Cluster's clients: client-go's types
-// (core, apps, ...) and apiextensions (the CRD).
-func NewScheme() (*runtime.Scheme, error) {
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		return nil, err
-	}
-	if err := apiextensionsv1.AddToScheme(scheme); err != nil {
-		return nil, err
-	}
-	return scheme, nil
-}
+// (core, apps, ...) and apiextensions (the CRD): config.Scheme.
+func NewScheme() (*runtime.Scheme, error) { return config.Scheme() }
 
 // Start starts a control plane with opts (building missing binaries first,
 // see controlplane.Binaries), installs the CloneSet CRD and reads the

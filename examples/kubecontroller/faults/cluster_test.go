@@ -142,7 +142,20 @@ func (e *env) identity(n int) installtest.Identity {
 // waits until the controller has started its workers (its caches synced).
 func (e *env) startController(name string, id installtest.Identity, extra ...string) *installtest.Controller {
 	e.t.Helper()
-	c, err := e.sys.StartController(e.ns+"-"+name, id, append([]string{"--namespace", e.ns}, extra...)...)
+	c := e.startProcess(name, id, append([]string{"--namespace", e.ns}, extra...)...)
+	if !slices.Contains(extra, "--leader-elect") {
+		e.waitLog(c.Process, "Starting workers")
+	}
+	return c
+}
+
+// startProcess runs the binary as id with args (installtest's
+// StartController), its log in the control plane's log directory (as
+// <namespace>-<name>), and stops it when the test ends (its log tail
+// logged when the test failed).
+func (e *env) startProcess(name string, id installtest.Identity, args ...string) *installtest.Controller {
+	e.t.Helper()
+	c, err := e.sys.StartController(e.ns+"-"+name, id, args...)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -153,10 +166,23 @@ func (e *env) startController(name string, id installtest.Identity, extra ...str
 			e.t.Logf("%s log:\n%s", c.Name(), c.LogTail(40))
 		}
 	})
-	if !slices.Contains(extra, "--leader-elect") {
-		e.waitLog(c.Process, "Starting workers")
-	}
 	return c
+}
+
+// createBeforeWebhooks creates the CloneSet of r with image as if before
+// the webhooks were installed (withoutValidatingWebhook), writing it again
+// while the validating webhook still refuses it.
+func (e *env) createBeforeWebhooks(r rollout, image string) {
+	e.t.Helper()
+	e.withoutValidatingWebhook(func() {
+		deadline := time.Now().Add(30 * time.Second)
+		for err := e.tryCreateCloneSet(r, image); err != nil; err = e.tryCreateCloneSet(r, image) {
+			if !apierrors.IsInvalid(err) || time.Now().After(deadline) {
+				e.t.Fatalf("creating CloneSet %s without the validating webhook: %v", r.name, err)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	})
 }
 
 // waitLog waits until the process's log has a line containing text.

@@ -164,15 +164,7 @@ func TestFaultRefusedNeighbour(t *testing.T) {
 	if err := e.tryCreateCloneSet(refused, imageV1); !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "spec.updateStrategy.rollingUpdate.maxUnavailable") {
 		t.Fatalf("creating a CloneSet with maxSurge and maxUnavailable 0: %v; want the validating webhook's refusal naming the field", err)
 	}
-	e.withoutValidatingWebhook(func() {
-		deadline := time.Now().Add(30 * time.Second)
-		for err := e.tryCreateCloneSet(refused, imageV1); err != nil; err = e.tryCreateCloneSet(refused, imageV1) {
-			if !apierrors.IsInvalid(err) || time.Now().After(deadline) {
-				t.Fatalf("creating the refused CloneSet without the validating webhook: %v", err)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-	})
+	e.createBeforeWebhooks(refused, imageV1)
 	start := time.Now()
 	e.setImage(inPlace.name, imageV2)
 	converged := e.waitConverged(inPlace.name, inPlace.replicas, imageV2, start)

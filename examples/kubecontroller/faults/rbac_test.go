@@ -157,15 +157,7 @@ func TestLeastPrivilege(t *testing.T) {
 
 	// A CloneSet stored before the webhooks.
 	refused := rollout{name: "refused", replicas: 1, policy: "ReCreate"}
-	e.withoutValidatingWebhook(func() {
-		deadline := time.Now().Add(30 * time.Second)
-		for err := e.tryCreateCloneSet(refused, imageV1); err != nil; err = e.tryCreateCloneSet(refused, imageV1) {
-			if !apierrors.IsInvalid(err) || time.Now().After(deadline) {
-				t.Fatalf("creating the refused CloneSet without the validating webhook: %v", err)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-	})
+	e.createBeforeWebhooks(refused, imageV1)
 	e.waitEvent(refused.name, kubecontroller.ReasonInvalidSpec)
 	// The serving certificate renewed at least once (8 s, renewed at ~5 s).
 	for deadline := time.Now().Add(30 * time.Second); !e.secretUpdated(start); time.Sleep(200 * time.Millisecond) {

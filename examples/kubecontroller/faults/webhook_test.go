@@ -192,18 +192,7 @@ func (e *env) startWebhookProcess(name string, id installtest.Identity) *install
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	c, err := e.sys.StartController(e.ns+"-"+name, id, "--namespace", idle)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	e.t.Cleanup(func() {
-		c.Remove()
-		c.Stop()
-		if e.t.Failed() {
-			e.t.Logf("%s log:\n%s", c.Name(), c.LogTail(40))
-		}
-	})
-	return c
+	return e.startProcess(name, id, "--namespace", idle)
 }
 
 // TestFaultWebhookDown: the webhooks served by a process of their own (the

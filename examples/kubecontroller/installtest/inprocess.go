@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/clonecore/cloneset/examples/kubecontroller/config"
 	"github.com/clonecore/cloneset/examples/kubecontroller/controlplane"
 	"github.com/clonecore/cloneset/examples/kubecontroller/crd"
 	"github.com/clonecore/cloneset/examples/kubecontroller/webhook"
@@ -50,11 +49,7 @@ const inProcessValidity = 24 * time.Hour
 // returns once kube-apiserver calls it (a v1alpha1 CloneSet written with
 // dry run in namespace is accepted). Close stops it.
 func ServeInProcess(ctx context.Context, cp *controlplane.ControlPlane, hooks Webhooks, namespace string) (*InProcess, error) {
-	scheme, err := config.Scheme()
-	if err != nil {
-		return nil, err
-	}
-	c, err := cp.Client(scheme)
+	c, err := adminClient(cp)
 	if err != nil {
 		return nil, err
 	}

@@ -89,11 +89,7 @@ type System struct {
 // PodDisruptionBudget), waits until the CRD is Established, and starts the
 // Endpoint. Close stops the Endpoint.
 func Install(ctx context.Context, cp *controlplane.ControlPlane, binary string) (*System, error) {
-	scheme, err := config.Scheme()
-	if err != nil {
-		return nil, err
-	}
-	c, err := cp.Client(scheme)
+	c, err := adminClient(cp)
 	if err != nil {
 		return nil, err
 	}
@@ -127,6 +123,15 @@ func Install(ctx context.Context, cp *controlplane.ControlPlane, binary string) 
 		return nil, err
 	}
 	return s, nil
+}
+
+// adminClient is a client of cp as the admin, with config.Scheme.
+func adminClient(cp *controlplane.ControlPlane) (client.Client, error) {
+	scheme, err := config.Scheme()
+	if err != nil {
+		return nil, err
+	}
+	return cp.Client(scheme)
 }
 
 // Close stops the Endpoint (the control plane is the caller's).

@@ -328,41 +328,56 @@ func (t Targets) Publish(ctx context.Context, cs kubernetes.Interface, ext apiex
 	return nil
 }
 
+// clientConfig is what configure changes in a client configuration of
+// either kind (a webhook's, the CRD conversion's).
+type clientConfig struct {
+	caBundle *[]byte
+	url      **string
+	// service is set when the configuration names a Service: its path,
+	// namespace and name, and how to drop it.
+	service                   bool
+	servicePath               *string
+	serviceNamespace, svcName *string
+	dropService               func()
+}
+
 // configure sets a webhook's caBundle (and URL, with URLHost); it reports
 // whether anything changed.
 func (t Targets) configure(cc *admissionregistrationv1.WebhookClientConfig, bundle []byte) bool {
-	changed := setBundle(&cc.CABundle, bundle)
-	if t.URLHost == "" {
-		if cc.Service != nil {
-			changed = t.setService(&cc.Service.Namespace, &cc.Service.Name) || changed
-		}
-		return changed
+	c := clientConfig{caBundle: &cc.CABundle, url: &cc.URL, dropService: func() { cc.Service = nil }}
+	if s := cc.Service; s != nil {
+		c.service, c.servicePath, c.serviceNamespace, c.svcName = true, s.Path, &s.Namespace, &s.Name
 	}
-	var path *string
-	if cc.Service != nil {
-		path = cc.Service.Path
-	}
-	if want := t.url(path, cc.URL); cc.URL == nil || *cc.URL != want || cc.Service != nil {
-		cc.URL, cc.Service, changed = &want, nil, true
-	}
-	return changed
+	return t.configureClient(c, bundle)
 }
 
 // configureCRD is configure for the CRD's conversion webhook.
 func (t Targets) configureCRD(cc *apiextensionsv1.WebhookClientConfig, bundle []byte) bool {
-	changed := setBundle(&cc.CABundle, bundle)
+	c := clientConfig{caBundle: &cc.CABundle, url: &cc.URL, dropService: func() { cc.Service = nil }}
+	if s := cc.Service; s != nil {
+		c.service, c.servicePath, c.serviceNamespace, c.svcName = true, s.Path, &s.Namespace, &s.Name
+	}
+	return t.configureClient(c, bundle)
+}
+
+// configureClient sets the bundle, and the URL (URLHost) or the Service
+// (ServiceNamespace, ServiceName) of a client configuration; it reports
+// whether anything changed.
+func (t Targets) configureClient(c clientConfig, bundle []byte) bool {
+	changed := setBundle(c.caBundle, bundle)
 	if t.URLHost == "" {
-		if cc.Service != nil {
-			changed = t.setService(&cc.Service.Namespace, &cc.Service.Name) || changed
+		if c.service {
+			changed = t.setService(c.serviceNamespace, c.svcName) || changed
 		}
 		return changed
 	}
 	var path *string
-	if cc.Service != nil {
-		path = cc.Service.Path
+	if c.service {
+		path = c.servicePath
 	}
-	if want := t.url(path, cc.URL); cc.URL == nil || *cc.URL != want || cc.Service != nil {
-		cc.URL, cc.Service, changed = &want, nil, true
+	if want := t.url(path, *c.url); *c.url == nil || **c.url != want || c.service {
+		*c.url, changed = &want, true
+		c.dropService()
 	}
 	return changed
 }
