@@ -45,7 +45,7 @@ func (r *round) update() {
 		target = r.revs.current
 		r.notes.add("rolling back %s to the current revision %s (CloneSetPartitionRollback)", plural(-ub.UpdateNum, "pod", "pods"), target.Name)
 	}
-	cands, at := r.candidates(forward)
+	cands, at := r.candidates(forward) // at[j]: the index in r.observed of cands[j]
 	if len(cands) == 0 {
 		return
 	}
@@ -91,22 +91,22 @@ func (r *round) update() {
 	index := inplace.NewRevisionIndex(revisions)
 	r.actions = slices.Grow(r.actions, len(admitted))
 	for j, p := range admitted {
-		var d lifecycle.UpdateDecision
-		in := lifecycle.UpdateInput{
+		var decision lifecycle.UpdateDecision
+		input := lifecycle.UpdateInput{
 			CloneSet: cs, Pod: p, Target: podTarget, Revisions: revisions, Index: index, Gates: r.gates, Now: r.now,
 		}
 		if r.decisions != nil { // admitted[j] is r.observed[ordered[j]]
-			r.actions, d = r.decisions.appendDecide(r.actions, r.keyAt[ordered[j]], in)
+			r.actions, decision = r.decisions.appendDecide(r.actions, r.keyAt[ordered[j]], input)
 		} else {
-			r.actions, d = lifecycle.AppendDecideUpdate(r.actions, in)
+			r.actions, decision = lifecycle.AppendDecideUpdate(r.actions, input)
 		}
-		if d.Note != "" {
-			r.notes.addText(d.Note)
+		if decision.Note != "" {
+			r.notes.addText(decision.Note)
 		}
-		r.push(d.RequeueAfter)
-		if d.Err != nil {
-			r.updateErr = d.Err
-			r.notes.add("the update loop stops: %v (FailedUpdate)", d.Err)
+		r.push(decision.RequeueAfter)
+		if decision.Err != nil {
+			r.updateErr = decision.Err
+			r.notes.add("the update loop stops: %v (FailedUpdate)", decision.Err)
 			return
 		}
 	}
