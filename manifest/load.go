@@ -191,10 +191,15 @@ type located[T any] struct {
 }
 
 type loader struct {
-	opts    Options
-	budget  int
-	newest  time.Time
-	errs    []error
+	opts   Options
+	budget int
+	newest time.Time
+	errs   []error
+	// sources name the inputs read; seen counts the objects read by kind
+	// (every kind, List items included), for the message of an input
+	// without a CloneSet.
+	sources []string
+	seen    kindCounts
 	clone   []located[*model.CloneSet]
 	ignored []string // CloneSet or Scenario documents of an unknown apiVersion
 	scn     []located[*model.Scenario]
@@ -226,6 +231,7 @@ func (o Options) read(inputs []input) (*loader, error) {
 		l.budget += valuesPerByte * len(in.data)
 	}
 	for _, in := range inputs {
+		l.sources = append(l.sources, in.source)
 		docs, err := parseStream(in)
 		if err == errJSONStream {
 			if l.jsonStream(in) {
@@ -330,6 +336,10 @@ func (l *loader) document(source, label string, root *yaml.Node, defAPI, defKind
 		return
 	}
 	loc := where(source, n)
+	isList := kind == kindList || (strings.HasSuffix(kind, kindList) && v.get("items").present())
+	if !isList {
+		l.seen.add(kind)
+	}
 	needName := func() bool {
 		if name == "" && peekString(n, "metadata", "generateName") == "" {
 			d.errorf(n, "metadata.name", "required")
@@ -343,7 +353,7 @@ func (l *loader) document(source, label string, root *yaml.Node, defAPI, defKind
 	}
 
 	switch {
-	case kind == kindList || (strings.HasSuffix(kind, kindList) && v.get("items").present()):
+	case isList:
 		if nesting >= maxListNesting {
 			l.fail("%s: %s: lists nested more than %d levels deep", loc, label, maxListNesting)
 			return
@@ -427,18 +437,14 @@ func decodeScenario(v value) *model.Scenario {
 func (l *loader) assemble() (*model.Scenario, error) {
 	switch len(l.clone) {
 	case 0:
-		msg := "no CloneSet in the input (need exactly one apps.kruise.io/v1alpha1 or apps.kruise.io/v1beta1 CloneSet)"
-		if len(l.ignored) > 0 {
-			msg += "; ignored: " + strings.Join(l.ignored, "; ")
-		}
-		return nil, errors.New(msg)
+		return nil, l.noCloneSet()
 	case 1:
 	default:
 		var list []string
 		for _, c := range l.clone {
 			list = append(list, fmt.Sprintf("%s (%s)", objName(c.obj.Namespace, c.obj.Name), c.where))
 		}
-		return nil, fmt.Errorf("%d CloneSets in the input, need exactly one: %s", len(l.clone), strings.Join(list, ", "))
+		return nil, fmt.Errorf("%d CloneSets in the input, need exactly one: %s (LoadAll reads a stream of many)", len(l.clone), strings.Join(list, ", "))
 	}
 	if len(l.scn) > 1 {
 		return nil, fmt.Errorf("%d Scenario documents in the input, at most one is allowed: %s and %s", len(l.scn), l.scn[0].where, l.scn[1].where)
