@@ -536,6 +536,7 @@ func (r *round) finish(status Status) *Result {
 	p := &Result{
 		APIVersion: PlanAPIVersion, Kind: PlanKind,
 		CloneSet:        ObjectRef{Namespace: r.cs.Namespace, Name: r.cs.Name},
+		Now:             formatNow(r.now),
 		CurrentRevision: r.revs.current.Name, UpdateRevision: r.revs.update.Name,
 		Budget: r.budget, Actions: r.actions, Status: status, Notes: r.notes.list,
 	}

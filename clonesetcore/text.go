@@ -16,6 +16,7 @@ func (p *Result) WriteText(w io.Writer, s *model.Scenario) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "CloneSet %s/%s\n", p.CloneSet.Namespace, p.CloneSet.Name)
 	fmt.Fprintf(&b, "  revisions: current %s, update %s\n", p.CurrentRevision, p.UpdateRevision)
+	b.WriteString(clockLine(p.Now, s))
 	if s != nil {
 		b.WriteString(podSummary(s, p.UpdateRevision))
 	}
@@ -70,6 +71,17 @@ func (p *Result) WriteText(w io.Writer, s *model.Scenario) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// clockLine says which clock the plan was made at, and where it comes from.
+func clockLine(now string, s *model.Scenario) string {
+	switch {
+	case now == "":
+		return "  clock: none (no timestamp in the input; set one with --now or a Scenario document's now)\n"
+	case s != nil && s.NowFromObjects:
+		return "  clock: " + now + " (the newest timestamp in the input; set another with --now or a Scenario document's now)\n"
+	}
+	return "  clock: " + now + "\n"
 }
 
 func podSummary(s *model.Scenario, updateRev string) string {

@@ -48,6 +48,11 @@ type Options struct {
 	// Deprecated: the budget rule is enforced unless SkipBudgetRule is set.
 	Strict bool
 
+	// Now, when set, is the clock of the scenarios read: it replaces the now
+	// of a Scenario document and the default, the newest timestamp of the
+	// objects (model.Scenario.NowFromObjects).
+	Now time.Time
+
 	// MaxInputBytes bounds the total size of the input; 0 means
 	// DefaultMaxInputBytes. A larger input is refused with an error naming
 	// the source and the limit, before it is parsed (limits.go).

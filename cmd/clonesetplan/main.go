@@ -27,6 +27,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/clonecore/cloneset/manifest"
 	"github.com/clonecore/cloneset/model"
@@ -58,6 +59,9 @@ type options struct {
 	// serverVersion is the Kubernetes version of the API server the
 	// requests of plan -o requests|kubectl are for (requests.Options).
 	serverVersion string
+	// now is the clock of --now (zero: the Scenario document's now, else the
+	// newest timestamp of the objects).
+	now time.Time
 	// stdin holds standard input when a -f is "-".
 	stdin []byte
 	// rank
@@ -175,7 +179,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// Standard input is read once (up to the loader's size limit): the
 	// scenario loader and the simulate command's Simulation document both
 	// read these bytes.
-	load := manifest.Options{SkipBudgetRule: opts.skipBudgetRule}
+	load := manifest.Options{SkipBudgetRule: opts.skipBudgetRule, Now: opts.now}
 	for _, f := range opts.files {
 		if f == "-" {
 			data, err := load.ReadAll(stdin, "standard input")
@@ -209,6 +213,8 @@ func parseFlags(name string, args []string, stdout, stderr io.Writer) (opts opti
 	fs.BoolVar(&opts.skipBudgetRule, "skip-budget-rule", false, "accept CloneSets whose maxUnavailable and maxSurge are both below 1 (objects that bypassed admission)")
 	fs.BoolVar(&opts.strict, "strict", false, "the default (kept for compatibility): every webhook rule is enforced")
 	fs.StringVar(&opts.cloneSet, "cloneset", "", "only this CloneSet of the input: NAME or NAMESPACE/NAME (default: every CloneSet)")
+	var now string
+	fs.StringVar(&now, "now", "", "the clock, RFC 3339 (2026-01-01T00:00:30Z); default: a Scenario document's now, else the newest timestamp in the input")
 	switch name {
 	case "plan":
 		fs.StringVar(&opts.serverVersion, "server-version", "", "Kubernetes version of the API server the requests of -o requests|kubectl are for, as in v1.31.4 (default: the newest behavior, 1.32+: resource changes through pods/resize)")
@@ -239,6 +245,13 @@ func parseFlags(name string, args []string, stdout, stderr io.Writer) (opts opti
 	}
 	if fs.NArg() > 0 {
 		return bad("unexpected argument %q (scenario files are given with -f)", fs.Arg(0))
+	}
+	if now != "" {
+		t, err := time.Parse(time.RFC3339Nano, now)
+		if err != nil {
+			return bad("--now %q: want an RFC 3339 time such as 2026-01-01T00:00:30Z", now)
+		}
+		opts.now = t
 	}
 	opts.files = files
 	if len(opts.files) == 0 {
