@@ -48,6 +48,19 @@ type Options struct {
 	// Deprecated: the budget rule is enforced unless SkipBudgetRule is set.
 	Strict bool
 
+	// Warn, when set, is called with each warning of the load, in input
+	// order: a member of an object (CloneSet, Pod, PersistentVolumeClaim,
+	// ControllerRevision, Node) that its API type, in its API version, does
+	// not have. The loader ignores such a member, as the API server drops it;
+	// kubectl warns about it. Without Warn (and StrictFields) members are not
+	// checked at all.
+	Warn func(Warning)
+
+	// StrictFields refuses an input with a member its object's API type does
+	// not have: the error names each one (file:line, object, field path), as
+	// kubectl's --validate=strict refuses it.
+	StrictFields bool
+
 	// Now, when set, is the clock of the scenarios read: it replaces the now
 	// of a Scenario document and the default, the newest timestamp of the
 	// objects (model.Scenario.NowFromObjects).
@@ -216,6 +229,10 @@ type loader struct {
 	// quantities are the quantities parsed so far, by text, shared by the
 	// documents' decoders.
 	quantities map[string]model.Quantity
+
+	// fields finds the unknown fields of the documents (nil: not checked,
+	// see Options.Warn and Options.StrictFields).
+	fields *fieldCheck
 }
 
 func (o Options) load(inputs []input) (*model.Scenario, error) {
@@ -235,6 +252,9 @@ func (o Options) read(inputs []input) (*loader, error) {
 	for _, in := range inputs {
 		l.budget += valuesPerByte * len(in.data)
 	}
+	if o.Warn != nil || o.StrictFields {
+		l.fields = &fieldCheck{budget: l.budget}
+	}
 	for _, in := range inputs {
 		l.sources = append(l.sources, in.source)
 		docs, err := parseStream(in)
@@ -251,6 +271,7 @@ func (o Options) read(inputs []input) (*loader, error) {
 			l.document(in.source, fmt.Sprintf("document %d", i+1), d, "", "", 0)
 		}
 	}
+	l.reportFields()
 	if len(l.errs) > 0 {
 		return nil, errors.Join(l.errs...)
 	}
@@ -344,6 +365,9 @@ func (l *loader) document(source, label string, root *yaml.Node, defAPI, defKind
 	isList := kind == kindList || (strings.HasSuffix(kind, kindList) && v.get("items").present())
 	if !isList {
 		l.seen.add(kind)
+	}
+	if l.fields != nil && !isList {
+		l.fields.document(n, apiVersion, kind, source, d.object)
 	}
 	needName := func() bool {
 		if name == "" && peekString(n, "metadata", "generateName") == "" {

@@ -40,7 +40,7 @@ func (k *kindCounts) String() string {
 // hint for a kind that is CloneSet but for its case, and the CloneSets of an
 // API version the loader does not read.
 func (l *loader) noCloneSet() error {
-	inputs := strings.Join(l.sources, ", ")
+	inputs := l.sourceList()
 	if inputs == "" {
 		inputs = "the input"
 	}

@@ -52,7 +52,9 @@ type options struct {
 	// skipBudgetRule accepts CloneSets that break only the webhook rule
 	// "maxUnavailable and maxSurge should not both be less than 1".
 	skipBudgetRule bool
-	strict         bool // the default; accepted for compatibility
+	// strict refuses an input with a field its object's API type does not
+	// have; by default such a field is a warning on standard error.
+	strict bool
 	// cloneSet selects one CloneSet of the input (NAME or NAMESPACE/NAME);
 	// empty: every CloneSet.
 	cloneSet string
@@ -179,7 +181,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// Standard input is read once (up to the loader's size limit): the
 	// scenario loader and the simulate command's Simulation document both
 	// read these bytes.
-	load := manifest.Options{SkipBudgetRule: opts.skipBudgetRule, Now: opts.now}
+	load := manifest.Options{SkipBudgetRule: opts.skipBudgetRule, Now: opts.now, StrictFields: opts.strict,
+		Warn: func(w manifest.Warning) { fmt.Fprintf(stderr, "clonesetplan %s: warning: %s\n", cmd.name, w) }}
 	for _, f := range opts.files {
 		if f == "-" {
 			data, err := load.ReadAll(stdin, "standard input")
@@ -211,7 +214,7 @@ func parseFlags(name string, args []string, stdout, stderr io.Writer) (opts opti
 	fs.Var(&files, "f", "scenario file (repeatable; - for standard input)")
 	fs.StringVar(&opts.output, "o", "text", "output format: json, yaml or text")
 	fs.BoolVar(&opts.skipBudgetRule, "skip-budget-rule", false, "accept CloneSets whose maxUnavailable and maxSurge are both below 1 (objects that bypassed admission)")
-	fs.BoolVar(&opts.strict, "strict", false, "the default (kept for compatibility): every webhook rule is enforced")
+	fs.BoolVar(&opts.strict, "strict", false, "refuse an input with a field its object's API type does not have (by default: a warning on standard error), as kubectl --validate=strict")
 	fs.StringVar(&opts.cloneSet, "cloneset", "", "only this CloneSet of the input: NAME or NAMESPACE/NAME (default: every CloneSet)")
 	var now string
 	fs.StringVar(&now, "now", "", "the clock, RFC 3339 (2026-01-01T00:00:30Z); default: a Scenario document's now, else the newest timestamp in the input")
