@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/clonecore/cloneset/internal/exampletest"
 )
 
 func explain(t *testing.T, file string, edit func(string) string) string {
@@ -104,5 +106,17 @@ func TestMissingFile(t *testing.T) {
 	var out strings.Builder
 	if err := run(&out, nil, "missing.yaml"); err == nil {
 		t.Error("a missing file is not an error")
+	}
+}
+
+// The example runs from the repository root as the README and its package
+// doc show it, with the bundled scenario when -f is not given.
+func TestRunsAsDocumented(t *testing.T) {
+	outputs := exampletest.RunAsDocumented(t, "stuckrollout", realMain)
+	if got := outputs["go run ./examples/stuckrollout"]; got != outputs["go run ./examples/stuckrollout -f examples/stuckrollout/unready.yaml"] || !strings.Contains(got, "Verdict: STUCK.") {
+		t.Errorf("without -f, not the bundled unready.yaml:\n%s", got)
+	}
+	if got := outputs["go run ./examples/stuckrollout -f examples/stuckrollout/prehook.yaml"]; !strings.Contains(got, "held by the preDelete hook") {
+		t.Errorf("prehook.yaml:\n%s", got)
 	}
 }
