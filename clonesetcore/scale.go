@@ -69,8 +69,8 @@ func (r *round) scale() bool {
 	}
 	// S2: the record.
 	if b.ScaleUp > b.ScaleUpLimit {
-		r.notes.add("scale-out limited by scaleStrategy.maxUnavailable, limit %d (%d wanted, scaleMaxUnavailable %d, %d pods unavailable)",
-			b.ScaleUpLimit, b.ScaleUp, b.ScaleMaxUnavailable, r.counters.PreDelNew+r.counters.PreDelOld+r.counters.UnavNew+r.counters.UnavOld)
+		r.notes.add("scale-out limited by scaleStrategy.maxUnavailable, limit %d (%d wanted, scaleMaxUnavailable %d, %s unavailable)",
+			b.ScaleUpLimit, b.ScaleUp, b.ScaleMaxUnavailable, plural(r.counters.PreDelNew+r.counters.PreDelOld+r.counters.UnavNew+r.counters.UnavOld, "pod", "pods"))
 	}
 	// S3: scale out.
 	if b.ScaleUp > 0 {
@@ -140,8 +140,8 @@ func (r *round) scale() bool {
 		// r.info (and the instance ids a Tracker read).
 		del, wait := r.spendReadyBudget(r.choosePodsToDelete(b), b.DeleteReadyLimit)
 		if len(wait) > 0 {
-			r.notes.add("scale-in waits for %s: deleteReadyLimit is %d because %d pods are not yet available (maxUnavailable %d, minReadySeconds %d)",
-				podNames(r.podsAt(wait)), b.DeleteReadyLimit, r.unavailableCount(), b.MaxUnavailable, cs.Spec.MinReadySeconds)
+			r.notes.add("scale-in waits for %s: deleteReadyLimit is %d because %s not yet available (maxUnavailable %d, minReadySeconds %d)",
+				podNames(r.podsAt(wait)), b.DeleteReadyLimit, podsAre(r.unavailableCount()), b.MaxUnavailable, cs.Spec.MinReadySeconds)
 		}
 		changed := false
 		r.actions = slices.Grow(r.actions, len(del))

@@ -28,7 +28,7 @@ func (r *round) update() {
 	ru := cs.Spec.UpdateStrategy.RollingUpdate
 	if ru != nil && ru.Paused {
 		if w := r.waitingCount(); w > 0 {
-			r.notes.add("update paused (rollingUpdate.paused): %s wait for update", plural(w, "pod", "pods"))
+			r.notes.add("update paused (rollingUpdate.paused): %s for update", podsWait(w))
 		}
 		return
 	}
@@ -351,13 +351,13 @@ func (r *round) limitUpdates(sorted []int, n, maxUnavail int, target string) ([]
 			if maxUnavail <= 0 {
 				why = budgetStallNote(r, maxUnavail)
 			} else {
-				why = sprintf("update budget used up: %d of updateMaxUnavailable %d taken by pods already unavailable at %s or started this round; %s wait", unavailT+k, maxUnavail, target, plural(len(sorted)-k, "pod", "pods"))
+				why = sprintf("update budget used up: %d of updateMaxUnavailable %d taken by pods already unavailable at %s or started this round; %s", unavailT+k, maxUnavail, target, podsWait(len(sorted)-k))
 			}
 			break
 		}
 		if r.info[i].available { // model.Pod.IsAvailable
 			if unavail >= maxUnavail {
-				why = sprintf("update budget used up: %d pods unavailable, updateMaxUnavailable %d; %s wait", unavail, maxUnavail, plural(len(sorted)-k, "pod", "pods"))
+				why = sprintf("update budget used up: %s unavailable, updateMaxUnavailable %d; %s", plural(unavail, "pod", "pods"), maxUnavail, podsWait(len(sorted)-k))
 				break
 			}
 			unavail++

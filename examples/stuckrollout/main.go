@@ -149,14 +149,14 @@ func run(w io.Writer, stdin io.Reader, file string) error {
 	case waiting == 0:
 		fmt.Fprintln(w, "\nVerdict: nothing left to roll out.")
 	case moving == 0:
-		fmt.Fprintf(w, "\nVerdict: STUCK. %s wait for the update and nothing moves this round", pods(waiting))
+		fmt.Fprintf(w, "\nVerdict: STUCK. %s %s for the update and nothing moves this round", pods(waiting), verb(waiting, "waits", "wait"))
 		if plan.RequeueAfterSeconds > 0 {
 			fmt.Fprintln(w, ", but the controller will look again by itself.")
 		} else {
 			fmt.Fprintln(w, "; fix the pods named above (or the CloneSet) to unblock it.")
 		}
 	default:
-		fmt.Fprintf(w, "\nVerdict: moving. %d actions this round, %s still wait.\n", moving, pods(waiting))
+		fmt.Fprintf(w, "\nVerdict: moving. %d %s this round, %s still %s.\n", moving, verb(moving, "action", "actions"), pods(waiting), verb(waiting, "waits", "wait"))
 	}
 	return nil
 }
@@ -209,6 +209,14 @@ func whyUnavailable(cs *model.CloneSet, p *model.Pod, scn *model.Scenario) strin
 		why = append(why, fmt.Sprintf("%d restarts", r))
 	}
 	return strings.Join(why, ", ")
+}
+
+// verb is one when n is 1, else many.
+func verb(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func pods(n int) string {

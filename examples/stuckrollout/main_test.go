@@ -58,7 +58,7 @@ func TestUnreadyNewPodRecovers(t *testing.T) {
 	for _, want := range []string{
 		"  unavailable now:\n    none\n",
 		"    - RecreatePod api-o1: rolling update: recreate (policy ReCreate)\n",
-		"Verdict: moving. 1 actions this round, 4 pods still wait.\n",
+		"Verdict: moving. 1 action this round, 4 pods still wait.\n",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %q:\n%s", want, got)
@@ -80,7 +80,7 @@ func TestPreDeleteHookNeverReleased(t *testing.T) {
 
 Why, according to the plan:
   - 1 pod in PreparingDelete still hooked by lifecycle.preDelete: waiting for the hook to be released
-  - update budget used up: 1 pods unavailable, updateMaxUnavailable 1; 3 pods wait
+  - update budget used up: 1 pod unavailable, updateMaxUnavailable 1; 3 pods wait
 
 Verdict: STUCK. 3 pods wait for the update and nothing moves this round; fix the pods named above (or the CloneSet) to unblock it.
 `
