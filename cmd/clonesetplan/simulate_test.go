@@ -99,8 +99,8 @@ func TestSimulateBadDocument(t *testing.T) {
 	}
 }
 
-// TestSimulateReadmeExample runs the example of the README's "Simulate a
-// rollout" section and checks that docs/simulate-rollout.svg is the picture
+// TestSimulateReadmeExample runs the simulate example of the README (its
+// output is checked by TestREADMEOutputs) and checks that docs/simulate-rollout.svg is the picture
 // it draws (go test ./cmd/clonesetplan -run ReadmeExample -update-simulate
 // rewrites it).
 func TestSimulateReadmeExample(t *testing.T) {
