@@ -180,6 +180,7 @@ type fieldCheck struct {
 	found   []unknownField
 	dropped int // unknown fields beyond maxUnknownFields
 	cut     bool
+	path    []pathSegment // where the walk is
 }
 
 // document checks one object of the given kind; alt, when set, is the
@@ -200,7 +201,8 @@ func (c *fieldCheck) document(n *yaml.Node, apiVersion, kind, source, object str
 			alt = &altSchema{schema: s, apiVersion: other}
 		}
 	}
-	c.walk(n, root, alt, "", 0, func(line int, path, hint string) {
+	c.path = c.path[:0]
+	c.walk(n, root, alt, 0, func(line int, path, hint string) {
 		if len(c.found) >= maxUnknownFields {
 			c.dropped++
 			return
@@ -216,9 +218,50 @@ type altSchema struct {
 	apiVersion string
 }
 
-// walk checks node n against schema s at path; report is called for each
-// unknown member, with a hint of what was meant.
-func (c *fieldCheck) walk(n *yaml.Node, s schema, alt *altSchema, path string, depth int, report func(line int, path, msg string)) {
+// pathSegment is one step of the field path the walk is at: a member name,
+// a list index (index >= 0), or a map key (isKey).
+type pathSegment struct {
+	name  string
+	index int
+	isKey bool
+}
+
+// renderPath writes a field path: "spec.containers[0].env[1]",
+// "metadata.labels[app]".
+func renderPath(segs []pathSegment) string {
+	path := ""
+	for _, seg := range segs {
+		switch {
+		case seg.index >= 0:
+			path += "[" + strconv.Itoa(seg.index) + "]"
+		case seg.isKey:
+			path += "[" + seg.name + "]"
+		default:
+			path = memberPath(path, seg.name)
+		}
+	}
+	return path
+}
+
+// members calls f with each key and value of a mapping node, YAML merge keys
+// expanded (pairsOf) only when the mapping has one.
+func members(n *yaml.Node, f func(k, v *yaml.Node)) {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if isMergeKey(resolve(n.Content[i])) {
+			for _, p := range pairsOf(n) {
+				f(p.k, p.v)
+			}
+			return
+		}
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		f(n.Content[i], n.Content[i+1])
+	}
+}
+
+// walk checks node n against schema s at the field path c.path; report is
+// called for each unknown member, with a hint of what was meant.
+func (c *fieldCheck) walk(n *yaml.Node, s schema, alt *altSchema, depth int, report func(line int, path, hint string)) {
 	n = resolve(n)
 	if n == nil || depth > maxDepth || c.cut {
 		return
@@ -232,12 +275,11 @@ func (c *fieldCheck) walk(n *yaml.Node, s schema, alt *altSchema, path string, d
 		if n.Kind != yaml.MappingNode {
 			return
 		}
-		for _, p := range pairsOf(n) {
-			k := resolve(p.k)
+		members(n, func(kn, v *yaml.Node) {
+			k := resolve(kn)
 			if k == nil || k.Kind != yaml.ScalarNode {
-				continue
+				return
 			}
-			child := memberPath(path, k.Value)
 			var altChild *altSchema
 			if alt != nil {
 				if a, ok := alt.schema.member(k.Value); ok {
@@ -245,14 +287,19 @@ func (c *fieldCheck) walk(n *yaml.Node, s schema, alt *altSchema, path string, d
 				}
 			}
 			m, ok := s.member(k.Value)
-			if !ok {
-				report(k.Line, child, unknownHint(s, path, k.Value, altChild))
-				continue
+			switch {
+			case !ok:
+				parent := renderPath(c.path)
+				report(k.Line, memberPath(parent, k.Value), unknownHint(s, parent, k.Value, altChild))
+			case m.kind() != shapeValue:
+				c.path = append(c.path, pathSegment{name: k.Value, index: -1})
+				c.walk(v, m, altChild, depth+1, report)
+				c.path = c.path[:len(c.path)-1]
 			}
-			c.walk(p.v, m, altChild, child, depth+1, report)
-		}
+		})
 	case shapeList:
-		if n.Kind != yaml.SequenceNode {
+		elem := s.elem()
+		if n.Kind != yaml.SequenceNode || elem.kind() == shapeValue {
 			return
 		}
 		var altElem *altSchema
@@ -260,17 +307,22 @@ func (c *fieldCheck) walk(n *yaml.Node, s schema, alt *altSchema, path string, d
 			altElem = &altSchema{schema: alt.schema.elem(), apiVersion: alt.apiVersion}
 		}
 		for i, item := range n.Content {
-			c.walk(item, s.elem(), altElem, path+"["+strconv.Itoa(i)+"]", depth+1, report)
+			c.path = append(c.path, pathSegment{index: i})
+			c.walk(item, elem, altElem, depth+1, report)
+			c.path = c.path[:len(c.path)-1]
 		}
 	case shapeMap:
-		if n.Kind != yaml.MappingNode || s.elem().kind() == shapeValue {
+		elem := s.elem()
+		if n.Kind != yaml.MappingNode || elem.kind() == shapeValue {
 			return
 		}
-		for _, p := range pairsOf(n) {
-			if k := resolve(p.k); k != nil {
-				c.walk(p.v, s.elem(), nil, path+"["+k.Value+"]", depth+1, report)
+		members(n, func(kn, v *yaml.Node) {
+			if k := resolve(kn); k != nil {
+				c.path = append(c.path, pathSegment{name: k.Value, index: -1, isKey: true})
+				c.walk(v, elem, nil, depth+1, report)
+				c.path = c.path[:len(c.path)-1]
 			}
-		}
+		})
 	}
 }
 
