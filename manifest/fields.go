@@ -292,9 +292,7 @@ func (c *fieldCheck) walk(n *yaml.Node, s schema, alt *altSchema, depth int, rep
 				parent := renderPath(c.path)
 				report(k.Line, memberPath(parent, k.Value), unknownHint(s, parent, k.Value, altChild))
 			case m.kind() != shapeValue:
-				c.path = append(c.path, pathSegment{name: k.Value, index: -1})
-				c.walk(v, m, altChild, depth+1, report)
-				c.path = c.path[:len(c.path)-1]
+				c.descend(pathSegment{name: k.Value, index: -1}, v, m, altChild, depth, report)
 			}
 		})
 	case shapeList:
@@ -307,9 +305,7 @@ func (c *fieldCheck) walk(n *yaml.Node, s schema, alt *altSchema, depth int, rep
 			altElem = &altSchema{schema: alt.schema.elem(), apiVersion: alt.apiVersion}
 		}
 		for i, item := range n.Content {
-			c.path = append(c.path, pathSegment{index: i})
-			c.walk(item, elem, altElem, depth+1, report)
-			c.path = c.path[:len(c.path)-1]
+			c.descend(pathSegment{index: i}, item, elem, altElem, depth, report)
 		}
 	case shapeMap:
 		elem := s.elem()
@@ -318,12 +314,17 @@ func (c *fieldCheck) walk(n *yaml.Node, s schema, alt *altSchema, depth int, rep
 		}
 		members(n, func(kn, v *yaml.Node) {
 			if k := resolve(kn); k != nil {
-				c.path = append(c.path, pathSegment{name: k.Value, index: -1, isKey: true})
-				c.walk(v, elem, nil, depth+1, report)
-				c.path = c.path[:len(c.path)-1]
+				c.descend(pathSegment{name: k.Value, index: -1, isKey: true}, v, elem, nil, depth, report)
 			}
 		})
 	}
+}
+
+// descend walks a child node at the path segment seg.
+func (c *fieldCheck) descend(seg pathSegment, n *yaml.Node, s schema, alt *altSchema, depth int, report func(line int, path, hint string)) {
+	c.path = append(c.path, seg)
+	c.walk(n, s, alt, depth+1, report)
+	c.path = c.path[:len(c.path)-1]
 }
 
 // memberPath appends a member name to a field path; a name that is empty or

@@ -39,6 +39,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/clonecore/cloneset/examples/kubecontroller/internal/corev1table"
 	"github.com/clonecore/cloneset/podtemplate"
 )
 
@@ -167,19 +168,6 @@ func (g *generator) put(key string, e entry) int {
 	return len(g.entries) - 1
 }
 
-// typeName is "v1.Container" for a named type, as podtemplate's table
-// names its types.
-func typeName(rt reflect.Type) string {
-	if rt.Name() == "" {
-		return rt.String()
-	}
-	pkg := rt.PkgPath()
-	if i := strings.LastIndexByte(pkg, '/'); i >= 0 {
-		pkg = pkg[i+1:]
-	}
-	return pkg + "." + rt.Name()
-}
-
 var jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
 
 // addType returns the entry of a k8s.io type.
@@ -207,7 +195,7 @@ func (g *generator) addType(rt reflect.Type) (int, error) {
 		}
 		return g.container(kindMap, elem), nil
 	case reflect.Struct:
-		name := typeName(rt)
+		name := corev1table.TypeName(rt)
 		if _, ok := podtemplate.ShapeOf(name); ok {
 			return g.put("template:"+name, entry{name: name, kind: kindTemplate}), nil
 		}

@@ -1,10 +1,11 @@
 package fieldtable
 
 import (
-	"bytes"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/clonecore/cloneset/examples/kubecontroller/internal/gentest"
 )
 
 // committedTable is the library's generated table.
@@ -27,26 +28,7 @@ func TestFieldTableMatchesSources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := os.ReadFile(committedTable)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if bytes.Equal(got, want) {
-		return
-	}
-	gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-	for i := 0; i < len(gl) || i < len(wl); i++ {
-		var g, w string
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if g != w {
-			t.Fatalf("manifest/fields_table.go is not what the sources give; first difference at line %d:\ncommitted: %s\ngenerated: %s\nregenerate: (cd examples/kubecontroller && go run ./cmd/genfieldtable -o ../../manifest/fields_table.go)", i+1, g, w)
-		}
-	}
+	gentest.MatchesCommitted(t, committedTable, want, "(cd examples/kubecontroller && go run ./cmd/genfieldtable -o ../../manifest/fields_table.go)")
 }
 
 // The CloneSet of each version has exactly the spec fields of its own
