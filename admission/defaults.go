@@ -109,7 +109,7 @@ func Default(obj, old *Object, gates Gates) (*Object, error) {
 	if old != nil && old.version != obj.version {
 		return nil, fmt.Errorf("%s: the old object is %s, the object %s", obj, old.version.APIVersion(), obj.version.APIVersion())
 	}
-	tree := copyTree(obj.tree, false).(map[string]any)
+	tree := copyTree(obj.tree).(map[string]any)
 	spec := tree["spec"].(map[string]any)
 	if spec["replicas"] == nil {
 		spec["replicas"] = int64(model.DefaultReplicas)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 
 	"github.com/clonecore/cloneset/manifest"
@@ -67,8 +66,7 @@ func (v Version) typeOf() *typeInfo {
 type Object struct {
 	version Version
 	// tree is the canonical tree: the typed encoding as generic values,
-	// only the members it writes; integers as int64 (the pod template's
-	// as float64, as package podtemplate encodes it); see reader.
+	// only the members it writes; integers as int64; see reader.
 	tree map[string]any
 	// unknown are the paths of the members the types dropped (see
 	// UnknownFields).
@@ -209,29 +207,24 @@ func (o *Object) AppendJSON(dst []byte) ([]byte, error) {
 // library's unstructured object holds: map[string]any, []any, string, bool,
 // nil, int64 for integers (and float64 for a fraction in managed fields).
 func (o *Object) Tree() map[string]any {
-	return copyTree(o.tree, true).(map[string]any)
+	return copyTree(o.tree).(map[string]any)
 }
 
-// copyTree deep-copies a canonical tree; with intsOnly the pod template's
-// float64 integers become int64.
-func copyTree(v any, intsOnly bool) any {
+// copyTree deep-copies a canonical tree.
+func copyTree(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[k] = copyTree(e, intsOnly)
+			out[k] = copyTree(e)
 		}
 		return out
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = copyTree(e, intsOnly)
+			out[i] = copyTree(e)
 		}
 		return out
-	case float64:
-		if intsOnly && x == math.Trunc(x) && math.Abs(x) < 1<<63 {
-			return int64(x)
-		}
 	}
 	return v
 }

@@ -87,9 +87,9 @@ func DefaultClaimTemplate(claim map[string]any) (map[string]any, error) {
 
 // The values Kubernetes' defaulting writes.
 const (
-	defaultFileMode          = float64(0o644) // secret, configMap, downwardAPI, projected volumes
-	defaultGracePeriod       = float64(30)
-	defaultTokenExpiration   = float64(3600) // seconds: one hour
+	defaultFileMode          = int64(0o644) // secret, configMap, downwardAPI, projected volumes
+	defaultGracePeriod       = int64(30)
+	defaultTokenExpiration   = int64(3600) // seconds: one hour
 	defaultTerminationPath   = "/dev/termination-log"
 	defaultFieldRefVersion   = "v1"
 	defaultSchedulerName     = "default-scheduler"
@@ -191,10 +191,10 @@ func defaultEveryContainer(c map[string]any, raw any) error {
 
 // defaultProbe is SetDefaults_Probe.
 func defaultProbe(p map[string]any) {
-	setIfZero(p, "timeoutSeconds", float64(1))
-	setIfZero(p, "periodSeconds", float64(10))
-	setIfZero(p, "successThreshold", float64(1))
-	setIfZero(p, "failureThreshold", float64(3))
+	setIfZero(p, "timeoutSeconds", int64(1))
+	setIfZero(p, "periodSeconds", int64(10))
+	setIfZero(p, "successThreshold", int64(1))
+	setIfZero(p, "failureThreshold", int64(3))
 }
 
 // defaultHTTPGet is SetDefaults_HTTPGetAction (nothing for a nil action).
@@ -295,7 +295,7 @@ func isZero(v any) bool {
 		return true
 	case string:
 		return x == ""
-	case float64:
+	case int64:
 		return x == 0
 	case bool:
 		return !x

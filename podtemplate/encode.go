@@ -42,12 +42,58 @@ func (e *Error) Error() string {
 // json.Number or Go numbers), for example a model.PodTemplate's Raw. A member
 // the types refuse is an *Error whose path starts at the template.
 func RevisionData(template map[string]any) ([]byte, error) {
+	generic, err := RevisionTemplate(template)
+	if err != nil {
+		return nil, err
+	}
+	generic["$patch"] = "replace"
+	return json.Marshal(map[string]any{"spec": map[string]any{"template": generic}})
+}
+
+// RevisionTemplate returns a pod template as upstream's revision data holds
+// it before its "$patch" member is added: Encode's typed encoding decoded
+// into generic values as encoding/json decodes any JSON (numbers as
+// float64, so an integer beyond 2^53 is the float64 nearest to it). It is
+// the form upstream's in-place update compares revisions in.
+func RevisionTemplate(template map[string]any) (map[string]any, error) {
 	typed, err := Encode(template)
 	if err != nil {
 		return nil, err
 	}
-	typed["$patch"] = "replace"
-	return json.Marshal(map[string]any{"spec": map[string]any{"template": typed}})
+	if err := genericNumbers(typed); err != nil {
+		return nil, err
+	}
+	return typed, nil
+}
+
+// genericNumbers turns the integers of a typed encoding into float64 in
+// place, as decoding its JSON into generic values does.
+func genericNumbers(v any) error {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, item := range x {
+			switch n := item.(type) {
+			case int64:
+				x[k] = float64(n)
+			default:
+				if err := genericNumbers(item); err != nil {
+					return err
+				}
+			}
+		}
+	case []any:
+		for i, item := range x {
+			switch n := item.(type) {
+			case int64:
+				x[i] = float64(n)
+			default:
+				if err := genericNumbers(item); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // Check reports the first member of a pod template that the typed form
@@ -62,9 +108,9 @@ func Check(template map[string]any, base string) error {
 }
 
 // Encode returns a pod template as the Kubernetes API types give it back
-// after reading it (v1.PodTemplateSpec through encoding/json, then into
-// generic values), as a tree of map[string]any, []any, string, bool, float64
-// and nil: the members of the types only (exact names; unknown members are
+// after reading it (v1.PodTemplateSpec through encoding/json), as a tree of
+// map[string]any, []any, string, bool, int64 and nil: integers exactly as
+// the typed fields hold them (int64 and int32 alike); the members of the types only (exact names; unknown members are
 // dropped); a member the types always write is written (a struct member is
 // never left out: "resources":{}, "creationTimestamp":null; a member without
 // omitempty is written even when empty or null); an omitempty member that is
@@ -118,7 +164,7 @@ func (w walker) value(v any, t int) (encoded, error) {
 		return encoded{}, typeError(v, "expected true or false")
 	case kindInt:
 		if v == nil {
-			return encoded{out: float64(0), empty: true, zero: true}, nil
+			return encoded{out: int64(0), empty: true, zero: true}, nil
 		}
 		n, err := integer(v, ti.bits)
 		if err != nil {
@@ -126,7 +172,7 @@ func (w walker) value(v any, t int) (encoded, error) {
 		}
 		e := encoded{empty: n == 0, zero: n == 0}
 		if w.build {
-			e.out = float64(n)
+			e.out = n
 		}
 		return e, nil
 	case kindPointer:
@@ -149,7 +195,7 @@ func (w walker) value(v any, t int) (encoded, error) {
 	case kindIntOrString:
 		switch v.(type) {
 		case nil:
-			return encoded{out: float64(0), zero: true}, nil
+			return encoded{out: int64(0), zero: true}, nil
 		case string:
 			return encoded{out: v}, nil
 		}
@@ -159,7 +205,7 @@ func (w walker) value(v any, t int) (encoded, error) {
 		}
 		e := encoded{zero: n == 0}
 		if w.build {
-			e.out = float64(n)
+			e.out = n
 		}
 		return e, nil
 	case kindTime:

@@ -51,9 +51,9 @@ func TestRevisionDataRules(t *testing.T) {
 		{"times in UTC to the second; the zero time is null",
 			`{"metadata":{"creationTimestamp":"2024-01-02T03:04:05.9+02:00","deletionTimestamp":"0001-01-01T00:00:00Z"},"spec":{"containers":[{"name":"c"}]}}`,
 			`{"metadata":{"creationTimestamp":"2024-01-02T01:04:05Z","deletionTimestamp":null},"spec":{"containers":[{"name":"c","resources":{}}]}}`},
-		{"64-bit integers go through float64: beyond 2^53 they round",
-			`{"spec":{"activeDeadlineSeconds":9007199254740993,"containers":[{"name":"c"}],"priority":-2147483648}}`,
-			`{"metadata":{"creationTimestamp":null},"spec":{"activeDeadlineSeconds":9007199254740992,"containers":[{"name":"c","resources":{}}],"priority":-2147483648}}`},
+		{"integers are exact, beyond 2^53 too, to the ends of their range",
+			`{"metadata":{"generation":-9223372036854775808},"spec":{"activeDeadlineSeconds":9007199254740993,"containers":[{"name":"c"}],"priority":-2147483648,"terminationGracePeriodSeconds":9223372036854775807}}`,
+			`{"metadata":{"creationTimestamp":null,"generation":-9223372036854775808},"spec":{"activeDeadlineSeconds":9007199254740993,"containers":[{"name":"c","resources":{}}],"priority":-2147483648,"terminationGracePeriodSeconds":9223372036854775807}}`},
 		{"pointers keep a false, a zero and an empty struct",
 			`{"spec":{"automountServiceAccountToken":false,"containers":[{"name":"c","securityContext":{}}],"terminationGracePeriodSeconds":0}}`,
 			`{"metadata":{"creationTimestamp":null},"spec":{"automountServiceAccountToken":false,"containers":[{"name":"c","resources":{},"securityContext":{}}],"terminationGracePeriodSeconds":0}}`},
@@ -157,5 +157,28 @@ func TestCheckReportsTheFirstKey(t *testing.T) {
 		if _, err := Encode(tree(t, doc)); err == nil || !strings.HasPrefix(err.Error(), "metadata.labels[a]: true") {
 			t.Fatalf("Encode: got %v", err)
 		}
+	}
+}
+
+// TestRevisionDataNumbersAreFloat64: Encode keeps integers exact, but the
+// revision data is upstream's generic round trip, whose numbers are
+// float64: beyond 2^53 an integer becomes the float64 nearest to it (2^63-1
+// is written 9223372036854776000), as upstream hashes it.
+func TestRevisionDataNumbersAreFloat64(t *testing.T) {
+	in := `{"spec":{"activeDeadlineSeconds":9007199254740993,"containers":[{"name":"c"}],"terminationGracePeriodSeconds":9223372036854775807}}`
+	got, err := RevisionData(tree(t, in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"spec":{"template":{"$patch":"replace","metadata":{"creationTimestamp":null},"spec":{"activeDeadlineSeconds":9007199254740992,"containers":[{"name":"c","resources":{}}],"terminationGracePeriodSeconds":9223372036854776000}}}}`
+	if string(got) != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+	typed, err := Encode(tree(t, in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := typed["spec"].(map[string]any)["activeDeadlineSeconds"]; n != int64(9007199254740993) {
+		t.Fatalf("Encode: activeDeadlineSeconds %#v, want int64 9007199254740993", n)
 	}
 }
