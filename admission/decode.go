@@ -24,6 +24,9 @@ type reader struct {
 // t: out is the value written back, empty whether omitempty leaves its
 // member out.
 func (r reader) read(v any, t *typeInfo, path string) (out any, empty bool, err error) {
+	if v, err = podtemplate.ReadJSONValue(v, readsText(t)); err != nil {
+		return nil, false, err
+	}
 	switch t.kind {
 	case kindString:
 		switch x := v.(type) {
@@ -79,7 +82,7 @@ func (r reader) read(v any, t *typeInfo, path string) (out any, empty bool, err 
 		return t, false, err
 	case kindRawJSON:
 		raw, err := podtemplate.ReadRawJSON(v)
-		return raw, v == nil, err
+		return raw, false, err
 	case kindPodTemplate:
 		return podtemplateEncoding(v, podtemplate.Encode)
 	case kindClaimTemplate:
@@ -154,6 +157,20 @@ func (r reader) structOf(v any, t *typeInfo, path string) (any, bool, error) {
 		}
 	}
 	return out, false, nil // encoding/json never leaves a struct out
+}
+
+// readsText says whether a type reads a value's JSON text rather than the
+// value (a quantity, a FieldsV1, through pointers; the pod template and the
+// claim templates, which package podtemplate reads).
+func readsText(t *typeInfo) bool {
+	for t.kind == kindPointer {
+		t = t.elem
+	}
+	switch t.kind {
+	case kindQuantity, kindRawJSON, kindPodTemplate, kindClaimTemplate:
+		return true
+	}
+	return false
 }
 
 // joinPath is path's member name: "spec" + "replicas" is "spec.replicas".

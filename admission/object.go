@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
+	"strings"
 
 	"github.com/clonecore/cloneset/manifest"
 	"github.com/clonecore/cloneset/model"
@@ -84,34 +84,28 @@ type Object struct {
 func (o *Object) UnknownFields() []string { return slices.Clone(o.unknown) }
 
 // Parse reads one CloneSet of either API version from JSON (an admission
-// request's object, or `kubectl get -o json`). A member the Go types refuse
-// is a *TypeError naming the object and the field; a missing or unknown
+// request's object, or `kubectl get -o json`), as kruise's decoder reads
+// those bytes (podtemplate.DecodeJSON: a managed fields entry's fieldsV1
+// keeps its text, a quantity written with a JSON escape is refused, a
+// member written twice is an error). A member the Go types refuse is a
+// *DecodeError naming the object and the field; a missing or unknown
 // apiVersion or kind is an error too.
 func Parse(data []byte) (*Object, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("CloneSet: not a JSON object: %v", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("CloneSet: trailing data after the JSON object")
-	}
-	tree, ok := v.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("CloneSet: %s", podtemplate.WrongType(v, "want a JSON object").Reason)
+	tree, err := podtemplate.DecodeJSON(data)
+	if err != nil {
+		return nil, fmt.Errorf("CloneSet: %v", err)
 	}
 	return FromTree(tree)
 }
 
 // FromTree reads one CloneSet from a JSON-like tree (map[string]any,
 // []any, string, bool, nil, json.Number or Go numbers: what encoding/json
-// decodes, or a client library's unstructured object). The tree is only
-// read.
+// decodes, or a client library's unstructured object; json.RawMessage as
+// podtemplate.DecodeJSON gives it) as kruise's decoder reads the JSON that
+// encoding/json writes for the tree. The tree is only read.
 func FromTree(tree map[string]any) (*Object, error) {
 	name := objectName(tree)
-	apiVersion, _ := tree["apiVersion"].(string)
-	kind, _ := tree["kind"].(string)
+	apiVersion, kind := stringMember(tree, "apiVersion"), stringMember(tree, "kind")
 	if apiVersion == "" || kind == "" {
 		return nil, fmt.Errorf("%s: apiVersion and kind are required (%s/v1alpha1 or %s/v1beta1, CloneSet)", name, group, group)
 	}
@@ -158,8 +152,7 @@ func (e *DecodeError) Error() string {
 // objectName names a CloneSet tree in errors, from whatever metadata it has.
 func objectName(tree map[string]any) string {
 	md, _ := tree["metadata"].(map[string]any)
-	name, _ := md["name"].(string)
-	ns, _ := md["namespace"].(string)
+	name, ns := stringMember(md, "name"), stringMember(md, "namespace")
 	switch {
 	case name == "" && ns == "":
 		return "CloneSet"
@@ -167,6 +160,14 @@ func objectName(tree map[string]any) string {
 		return "CloneSet " + name
 	}
 	return "CloneSet " + ns + "/" + name
+}
+
+// stringMember is m[key] when it is a string ("" when not), a
+// json.RawMessage string read.
+func stringMember(m map[string]any, key string) string {
+	v, _ := podtemplate.ReadJSONValue(m[key], false)
+	s, _ := v.(string)
+	return s
 }
 
 // errNotRead is the error for an Object that Parse or FromTree did not make.
@@ -205,9 +206,49 @@ func (o *Object) AppendJSON(dst []byte) ([]byte, error) {
 
 // Tree is a deep copy of the object as a JSON-like tree, the shape a client
 // library's unstructured object holds: map[string]any, []any, string, bool,
-// nil, int64 for integers (and float64 for a fraction in managed fields).
+// nil, int64 for integers; a managed fields entry's fieldsV1 as decoded
+// values, as apimachinery decodes JSON into an unstructured object (a
+// number without a point that fits int64 an int64, any other a float64, one
+// beyond float64 a json.Number).
 func (o *Object) Tree() map[string]any {
-	return copyTree(o.tree).(map[string]any)
+	return unstructured(o.tree).(map[string]any)
+}
+
+// unstructured is a deep copy of a canonical tree with its raw JSON
+// decoded (see Tree).
+func unstructured(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = unstructured(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = unstructured(e)
+		}
+		return out
+	case json.RawMessage:
+		dec := json.NewDecoder(bytes.NewReader(x))
+		dec.UseNumber()
+		var d any
+		if dec.Decode(&d) != nil {
+			return nil // never: the canonical tree holds valid JSON
+		}
+		return unstructured(d)
+	case json.Number:
+		if !strings.Contains(string(x), ".") {
+			if n, err := x.Int64(); err == nil {
+				return n
+			}
+		}
+		if f, err := x.Float64(); err == nil {
+			return f
+		}
+	}
+	return v
 }
 
 // copyTree deep-copies a canonical tree.

@@ -1,6 +1,7 @@
 package podtemplate
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -8,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Error is a template member that the typed form of a pod template refuses
@@ -66,31 +68,44 @@ func RevisionTemplate(template map[string]any) (map[string]any, error) {
 	return typed, nil
 }
 
-// genericNumbers turns the integers of a typed encoding into float64 in
-// place, as decoding its JSON into generic values does.
+// genericNumbers turns the integers of a typed encoding into float64 and
+// its raw JSON (FieldsV1) into generic values, in place, as decoding the
+// typed JSON into generic values does. A raw number beyond float64, which
+// that decoding refuses, is an *Error naming its member.
 func genericNumbers(v any) error {
+	generic := func(item any) (any, error) {
+		switch x := item.(type) {
+		case int64:
+			return float64(x), nil
+		case json.RawMessage:
+			var g any
+			if err := json.Unmarshal(x, &g); err != nil {
+				return nil, &Error{Value: shortText(x), Reason: "a number beyond float64"}
+			}
+			return g, nil
+		}
+		return item, genericNumbers(item)
+	}
 	switch x := v.(type) {
 	case map[string]any:
 		for k, item := range x {
-			switch n := item.(type) {
-			case int64:
-				x[k] = float64(n)
-			default:
-				if err := genericNumbers(item); err != nil {
-					return err
+			g, err := generic(item)
+			if err != nil {
+				for _, k := range sortedKeys(x) { // the first error in key order
+					if _, err := generic(x[k]); err != nil {
+						return inside(err, k)
+					}
 				}
 			}
+			x[k] = g
 		}
 	case []any:
 		for i, item := range x {
-			switch n := item.(type) {
-			case int64:
-				x[i] = float64(n)
-			default:
-				if err := genericNumbers(item); err != nil {
-					return err
-				}
+			g, err := generic(item)
+			if err != nil {
+				return inside(err, "["+strconv.Itoa(i)+"]")
 			}
+			x[i] = g
 		}
 	}
 	return nil
@@ -141,6 +156,12 @@ type walker struct{ build bool }
 // value reads v (a generic JSON value; nil is null or absent) into the
 // table's type t and writes it back. The error's path is relative to v.
 func (w walker) value(v any, t int) (encoded, error) {
+	if raw, ok := v.(json.RawMessage); ok {
+		var err error
+		if v, err = readRaw(raw, t); err != nil {
+			return encoded{}, err
+		}
+	}
 	if v == nil && !w.build {
 		return encoded{}, nil // null reads as the zero value, which is always readable
 	}
@@ -211,11 +232,11 @@ func (w walker) value(v any, t int) (encoded, error) {
 	case kindTime:
 		return encodeTime(v)
 	case kindRawJSON:
-		out, err := plainJSON(v)
+		out, err := rawJSON(v)
 		if err != nil {
 			return encoded{}, err
 		}
-		return encoded{out: out, zero: v == nil}, nil
+		return encoded{out: out}, nil
 	}
 	return encoded{}, fmt.Errorf("podtemplate: type %s has no kind", ti.name) // a defect of the table
 }
@@ -311,17 +332,43 @@ func (w walker) quantity(v any) (encoded, error) {
 	return encoded{out: q.String(), zero: q.mant.Sign() == 0}, nil
 }
 
-// quantityText is the text of a quantity member: a string as it is, a
-// number as JSON writes it.
+// quantityText is the text of a quantity member that resource.Quantity
+// parses: the JSON text between a string's quotes, not unescaped (a
+// json.RawMessage's as written; a Go string's as encoding/json writes it, so
+// a string holding a character JSON escapes is refused), a number's text.
 func quantityText(v any) (string, error) {
-	if s, ok := v.(string); ok {
-		return s, nil
+	switch x := v.(type) {
+	case string:
+		if needsEscape(x) {
+			b, _ := json.Marshal(x) // a string always marshals
+			return string(b[1 : len(b)-1]), nil
+		}
+		return x, nil
+	case json.RawMessage:
+		text := bytes.TrimSpace(x)
+		if len(text) >= 2 && text[0] == '"' && text[len(text)-1] == '"' {
+			return string(text[1 : len(text)-1]), nil
+		}
+		resolved, err := resolveRaw(x)
+		if err != nil {
+			return "", err
+		}
+		v = resolved
 	}
 	text, ok := numberText(v)
 	if !ok {
 		return "", typeError(v, "expected a quantity such as \"500m\" or \"2Gi\"")
 	}
 	return text, nil
+}
+
+// needsEscape says whether encoding/json writes a string with an escape:
+// a control character, a quote, a backslash, &, <, >, U+2028, U+2029 or a
+// byte that is not UTF-8.
+func needsEscape(s string) bool {
+	return !utf8.ValidString(s) || strings.ContainsFunc(s, func(r rune) bool {
+		return r < 0x20 || r == '"' || r == '\\' || r == '&' || r == '<' || r == '>' || r == '\u2028' || r == '\u2029'
+	})
 }
 
 // readQuantity reads a quantity member as resource.Quantity reads it (null
@@ -405,53 +452,69 @@ func floatText(f float64) string {
 	return string(b)
 }
 
-// plainJSON turns a JSON-like tree into generic values (numbers as float64),
-// as encoding/json decodes any JSON value.
-func plainJSON(v any) (any, error) {
-	switch x := v.(type) {
-	case nil, string, bool:
-		return x, nil
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, item := range x {
-			p, err := plainJSON(item)
-			if err != nil {
-				return nil, firstError(x, func(item any) error { _, err := plainJSON(item); return err })
-			}
-			out[k] = p
-		}
-		return out, nil
-	case []any:
-		out := make([]any, len(x))
-		for i, item := range x {
-			p, err := plainJSON(item)
-			if err != nil {
-				return nil, inside(err, "["+strconv.Itoa(i)+"]")
-			}
-			out[i] = p
-		}
-		return out, nil
+// readRaw is what a reader of table type t reads for a json.RawMessage
+// (ReadJSONValue): the text itself for a quantity or a FieldsV1 (through
+// pointers).
+func readRaw(raw json.RawMessage, t int) (any, error) {
+	for corev1Types[t].kind == kindPointer {
+		t = corev1Types[t].elem
 	}
-	text, ok := numberText(v)
-	if !ok {
-		return nil, typeError(v, "expected a JSON value")
-	}
-	f, err := strconv.ParseFloat(text, 64)
-	if err != nil || math.IsInf(f, 0) {
-		return nil, &Error{Value: text, Reason: "a number beyond float64"}
-	}
-	return f, nil
+	k := corev1Types[t].kind
+	return ReadJSONValue(raw, k == kindQuantity || k == kindRawJSON)
 }
 
-// firstError is the error of the first member of m, in key order, that read
-// refuses: the same error whatever order the map is walked in.
-func firstError(m map[string]any, read func(any) error) error {
+// rawJSON is a metav1.FieldsV1 member as the typed form writes it: the JSON
+// text it was read from (a json.RawMessage as written; a tree of values as
+// encoding/json writes it), compacted and with &, < and > escaped as
+// encoding/json writes a Marshaler's text. A value no JSON holds is an
+// *Error.
+func rawJSON(v any) (json.RawMessage, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		if _, ok := v.(json.RawMessage); ok {
+			return nil, &Error{Value: shortText(v.(json.RawMessage)), Reason: "not JSON"}
+		}
+		return nil, firstRawError(v)
+	}
+	return b, nil
+}
+
+// firstRawError is the *Error of the first value in a tree that JSON
+// cannot hold (in key order), for rawJSON.
+func firstRawError(v any) error {
+	fails := func(item any) error {
+		if _, err := json.Marshal(item); err != nil {
+			return firstRawError(item)
+		}
+		return nil
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		return firstError(x, fails)
+	case []any:
+		for i, item := range x {
+			if err := fails(item); err != nil {
+				return inside(err, "["+strconv.Itoa(i)+"]")
+			}
+		}
+	}
+	return typeError(v, "expected a JSON value")
+}
+
+// sortedKeys are a map's keys in order.
+func sortedKeys(m map[string]any) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	for _, k := range keys {
+	return keys
+}
+
+// firstError is the error of the first member of m, in key order, that read
+// refuses: the same error whatever order the map is walked in.
+func firstError(m map[string]any, read func(any) error) error {
+	for _, k := range sortedKeys(m) {
 		if err := read(m[k]); err != nil {
 			return inside(err, "["+k+"]")
 		}

@@ -15,10 +15,9 @@ import (
 // write, quantities canonical); anything else is an error naming what is out
 // of place. AppendJSON(nil, t) and RevisionData agree on every member; they
 // differ in member order (RevisionData sorts them, as upstream's generic
-// round trip does, and its numbers are float64). Where Encode's generic
-// values hold less than the typed form, so does AppendJSON: a managed fields
-// entry's fieldsV1 has its members sorted and its numbers as float64 (the
-// typed form keeps the text).
+// round trip does, and its numbers are float64). Integers are exact; a
+// managed fields entry's fieldsV1 is the text the typed form keeps (see
+// DecodeJSON).
 func AppendJSON(dst []byte, template map[string]any) ([]byte, error) {
 	return appendTyped(dst, template, podTemplateSpecType, "")
 }
