@@ -29,13 +29,8 @@ func (r reader) read(v any, t *typeInfo, path string) (out any, empty bool, err 
 	}
 	switch t.kind {
 	case kindString:
-		switch x := v.(type) {
-		case nil:
-			return "", true, nil
-		case string:
-			return x, x == "", nil
-		}
-		return nil, false, podtemplate.WrongType(v, "expected a string")
+		s, err := podtemplate.ReadString(v)
+		return s, s == "", err
 	case kindBool:
 		switch x := v.(type) {
 		case nil:
@@ -121,7 +116,7 @@ func (r reader) mapOf(v any, t *typeInfo, path string) (any, bool, error) {
 			if err != nil {
 				return nil, false, podtemplate.InError(err, "["+k+"]")
 			}
-			out[k] = o
+			out[podtemplate.ReadKey(k)] = o // sorted: a later key wins, as in the JSON
 		}
 		return out, len(x) == 0, nil
 	}

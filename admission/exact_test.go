@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -90,5 +91,94 @@ func TestFieldsV1KeepsItsText(t *testing.T) {
 	}
 	if got := jsonOf(t, again); !strings.Contains(got, `"fieldsV1":{"\u003c":"\u0026","i":9007199254740993,"n":1.5,"z":{"f:a":{}}}`) {
 		t.Errorf("FromTree of Tree: the tree's JSON (members sorted) is the text: %s", got)
+	}
+}
+
+// withContainer is a v1beta1 CloneSet whose one container has the members
+// given (a JSON object's members, without braces) besides its name and
+// image.
+func withContainer(members string) string {
+	return strings.Replace(cloneSet(V1beta1, ""), `"image":"nginx:1.25"}`, `"image":"nginx:1.25",`+members+`}`, 1)
+}
+
+// TestValuesAsKruiseDecodesThem: the values at the edges of what kruise's
+// Go types read, one case each: what the webhook's decoder does with the
+// bytes it is given (refuse: the webhook answers 400; or read, and write
+// back as the typed object writes), and the library the same. The API
+// server sends a webhook the JSON encoding/json writes for its
+// unstructured object (integers without a point that fit int64 as
+// themselves, other numbers as float64, strings escaped as encoding/json
+// escapes them, one value per member), so some of these bytes only come
+// from other callers: Parse still reads them as kruise's decoder would.
+func TestValuesAsKruiseDecodesThem(t *testing.T) {
+	for _, c := range []struct {
+		name, doc string
+		want      string // a fragment of the typed JSON, or of the error with refused
+		refused   bool
+	}{
+		// Integers: encoding/json reads a Go integer from an integer literal
+		// in range only.
+		{"int32 beyond its range", cloneSet(V1beta1, `"replicas":2147483648`), `spec.replicas: 2147483648: expected an integer (int32)`, true},
+		{"int32 below its range", cloneSet(V1beta1, `"minReadySeconds":-2147483649`), `spec.minReadySeconds: -2147483649: expected an integer (int32)`, true},
+		{"int64 beyond its range", withContainer(`"livenessProbe":{"exec":{},"terminationGracePeriodSeconds":9223372036854775808}`), `terminationGracePeriodSeconds: 9223372036854775808: expected an integer (int64)`, true},
+		{"an integer written with a point", cloneSet(V1beta1, `"replicas":3.0`), `spec.replicas: 3.0: expected an integer (int32)`, true},
+		{"an integer written with an exponent", withContainer(`"ports":[{"containerPort":8e1}]`), `containerPort: 8e1: expected an integer (int32)`, true},
+		{"an integer written as a string", cloneSet(V1beta1, `"replicas":"3"`), `spec.replicas: "3": expected an integer (int32)`, true},
+		{"minus zero is zero", cloneSet(V1beta1, `"replicas":-0`), `"replicas":0,`, false},
+		// Int-or-string: a JSON string is a string, as written; anything
+		// else an int32 literal.
+		{"an int-or-string string keeps its text", cloneSet(V1beta1, `"updateStrategy":{"rollingUpdate":{"maxUnavailable":"020"}}`), `"maxUnavailable":"020"`, false},
+		{"an int-or-string string written with escapes is read", cloneSet(V1beta1, `"updateStrategy":{"rollingUpdate":{"maxUnavailable":"\u0032\u0030%"}}`), `"maxUnavailable":"20%"`, false},
+		{"an int-or-string number with a point", cloneSet(V1beta1, `"updateStrategy":{"rollingUpdate":{"maxSurge":1.0}}`), `maxSurge: 1.0: expected a string or a 32-bit integer`, true},
+		{"an int-or-string beyond int32", cloneSet(V1beta1, `"updateStrategy":{"rollingUpdate":{"maxSurge":2147483648}}`), `maxSurge: 2147483648: expected a string or a 32-bit integer`, true},
+		{"an int-or-string boolean", withContainer(`"readinessProbe":{"tcpSocket":{"port":true}}`), `port: true: expected a string or a 32-bit integer`, true},
+		{"a negative int-or-string", withContainer(`"readinessProbe":{"tcpSocket":{"port":-1}}`), `"tcpSocket":{"port":-1}`, false},
+		// Booleans: true and false only; false is an empty omitempty member.
+		{"a boolean written as a string", withContainer(`"stdin":"true"`), `stdin: "true": expected true or false, got a string`, true},
+		{"a boolean written as a number", withContainer(`"tty":1`), `tty: 1: expected true or false, got a number`, true},
+		{"a false boolean is left out", cloneSet(V1beta1, `"updateStrategy":{"rollingUpdate":{"paused":false}}`), `"rollingUpdate":{"partition":0,"maxUnavailable":"20%","maxSurge":0,"podUpdatePolicy":"ReCreate"}`, false},
+		// Quantities: resource.Quantity parses the text between the quotes
+		// as written (not unescaped), trimmed of spaces.
+		{"a quantity written with a JSON escape", withContainer(`"resources":{"limits":{"memory":"\u0031Gi"}}`), `limits[memory]: "\u0031Gi": not a quantity`, true},
+		{"a quantity with an escaped tab", withContainer(`"resources":{"limits":{"memory":"\t1Gi"}}`), `limits[memory]: "\t1Gi": not a quantity`, true},
+		{"a quantity trimmed of spaces, a no-break space too", withContainer(`"resources":{"limits":{"memory":" 1Gi` + "\u00a0" + `"}}`), `"limits":{"memory":"1Gi"}`, false},
+		{"a quantity trimmed of a line separator written as it is", withContainer(`"resources":{"limits":{"memory":"1Gi` + "\u2028" + `"}}`), `"limits":{"memory":"1Gi"}`, false},
+		{"a quantity's text kept when it looks canonical", withContainer(`"resources":{"limits":{"cpu":"+1","memory":"0100Mi"}}`), `"limits":{"cpu":"+1","memory":"0100Mi"}`, false},
+		{"a quantity written as a number", withContainer(`"resources":{"limits":{"cpu":0.5,"memory":1e9}}`), `"limits":{"cpu":"500m","memory":"1e9"}`, false},
+		{"a quantity that is a boolean", withContainer(`"resources":{"limits":{"cpu":true}}`), `limits[cpu]: true: expected a quantity`, true},
+		// Strings: read as encoding/json reads them, written as it writes them.
+		{"strings with escapes are read", cloneSet(V1beta1, `"scaleStrategy":{"podsToDelete":["\u00e9\/\ud83d\ude00\ud800"]}`), `"podsToDelete":["é/😀` + "\ufffd" + `"]`, false},
+		{"&, < and > and the line separators are escaped", cloneSet(V1beta1, `"scaleStrategy":{"podsToDelete":["<a&b>`+"\u2028\u2029"+`"]}`), `"podsToDelete":["\u003ca\u0026b\u003e\u2028\u2029"]`, false},
+		// Nulls: the zero value of the member's Go type.
+		{"null in a list of strings is an empty string", cloneSet(V1beta1, `"scaleStrategy":{"podsToDelete":[null,"a"]}`), `"podsToDelete":["","a"]`, false},
+		{"null in a list of structs is a zero struct", withContainer(`"ports":[null]`), `"ports":[{"containerPort":0,"protocol":"TCP"}]`, false},
+		{"null for a pointer is absent", cloneSet(V1beta1, `"updateStrategy":{"rollingUpdate":{"maxUnavailable":null}}`), `"maxUnavailable":"20%"`, false},
+		// A member written twice: the last counts (the API server never
+		// sends one; kruise's decoder given such bytes would merge objects).
+		{"a member written twice: the last counts", cloneSet(V1beta1, `"replicas":1,"replicas":2`), `"replicas":2,`, false},
+		// Times: RFC 3339, written in UTC to the second.
+		{"a time in UTC to the second", strings.Replace(cloneSet(V1beta1, ""), `"namespace":"default"`, `"namespace":"default","creationTimestamp":"2024-02-29T23:59:59.999999999-01:00"`, 1), `"creationTimestamp":"2024-03-01T00:59:59Z"`, false},
+		{"a time that is not RFC 3339", strings.Replace(cloneSet(V1beta1, ""), `"namespace":"default"`, `"namespace":"default","creationTimestamp":"2024-02-30T00:00:00Z"`, 1), `metadata.creationTimestamp: "2024-02-30T00:00:00Z": expected an RFC 3339 time`, true},
+	} {
+		obj, err := Parse([]byte(c.doc))
+		if c.refused {
+			var de *DecodeError
+			if !errors.As(err, &de) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s: got %v, want a DecodeError with %s", c.name, err, c.want)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		d, err := Default(obj, nil, Gates{})
+		if err != nil {
+			t.Errorf("%s: Default: %v", c.name, err)
+			continue
+		}
+		if got := jsonOf(t, d); !strings.Contains(got, c.want) {
+			t.Errorf("%s: %s is not in %s", c.name, c.want, got)
+		}
 	}
 }

@@ -17,10 +17,12 @@ import (
 //   - the value of every member named "fieldsV1" is a json.RawMessage
 //     holding its text as written (metav1.FieldsV1 keeps its raw bytes:
 //     members in their order, numbers as written);
-//   - a string written with an escape ("\u0031", "\t") is a json.RawMessage
-//     holding its JSON text, quotes included (resource.Quantity parses a
-//     string's text without unescaping it, so such a quantity is refused);
-//     any other string is a Go string.
+//   - a string whose text is not the one encoding/json writes for it (one
+//     written with an escape, "\u0031" or "\t", or holding a character
+//     encoding/json escapes, U+2028 or "<") is a json.RawMessage holding its
+//     JSON text, quotes included: resource.Quantity parses a string's text
+//     as written, without unescaping it. Any other string is a Go string,
+//     whose text is what encoding/json writes for it.
 //
 // Every reader of the package (Encode, Check, Default, RevisionData...)
 // reads a json.RawMessage as the JSON value its text holds. A member
@@ -86,7 +88,7 @@ func (r *jsonReader) value(path string) (any, error) {
 		return r.array(path)
 	case string:
 		text := r.data[start:r.dec.InputOffset()] // separators, then the string
-		if bytes.IndexByte(text, '\\') >= 0 {
+		if bytes.IndexByte(text, '\\') >= 0 || needsEscape(t) {
 			return json.RawMessage(bytes.Clone(text[bytes.IndexByte(text, '"'):])), nil
 		}
 		return t, nil

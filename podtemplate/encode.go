@@ -172,6 +172,9 @@ func (w walker) value(v any, t int) (encoded, error) {
 		case nil:
 			return encoded{out: "", empty: true, zero: true}, nil
 		case string:
+			if !utf8.ValidString(x) {
+				v = validUTF8(x)
+			}
 			return encoded{out: v, empty: x == "", zero: x == ""}, nil // v: the string already boxed
 		}
 		return encoded{}, typeError(v, "expected a string")
@@ -282,6 +285,13 @@ func (w walker) mapOf(v any, ti *typeInfo) (encoded, error) {
 				out[k] = e.out
 			}
 		}
+		if w.build && !validKeys(x) {
+			out = make(map[string]any, len(x))
+			for _, k := range sortedKeys(x) { // a later key wins, as in the JSON encoding/json writes
+				e, _ := w.value(x[k], ti.elem)
+				out[validUTF8(k)] = e.out
+			}
+		}
 		return encoded{out: out, empty: len(x) == 0}, nil
 	}
 	return encoded{}, typeError(v, "expected an object")
@@ -360,6 +370,36 @@ func quantityText(v any) (string, error) {
 		return "", typeError(v, "expected a quantity such as \"500m\" or \"2Gi\"")
 	}
 	return text, nil
+}
+
+// validUTF8 is s as a Go string reads back from the JSON encoding/json
+// writes for it: each byte that is not UTF-8 is U+FFFD.
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b.WriteRune(utf8.RuneError)
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// validKeys says whether every key of m is UTF-8 (it is its own JSON
+// key read back).
+func validKeys(m map[string]any) bool {
+	for k := range m {
+		if !utf8.ValidString(k) {
+			return false
+		}
+	}
+	return true
 }
 
 // needsEscape says whether encoding/json writes a string with an escape:

@@ -8,6 +8,24 @@ import "encoding/json"
 // gives back what encoding/json writes for it, or an *Error whose path is
 // empty (InError adds the member's).
 
+// ReadString reads a string member (null is ""), as the Go string the JSON
+// encoding/json writes for it reads back: a byte that is not UTF-8 is
+// U+FFFD.
+func ReadString(v any) (string, error) {
+	switch x := v.(type) {
+	case nil:
+		return "", nil
+	case string:
+		return validUTF8(x), nil
+	}
+	return "", typeError(v, "expected a string")
+}
+
+// ReadKey is a map key as it reads back from the JSON encoding/json writes
+// (ReadString's rule; when two keys read back alike, the later in order
+// counts).
+func ReadKey(k string) string { return validUTF8(k) }
+
 // ReadInteger reads a JSON number written as an integer that fits bits
 // bits (32 or 64), as encoding/json reads one into a Go integer.
 func ReadInteger(v any, bits int) (int64, error) { return integer(v, bits) }
