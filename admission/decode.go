@@ -155,14 +155,13 @@ func (r reader) structOf(v any, t *typeInfo, path string) (any, bool, error) {
 }
 
 // readsText says whether a type reads a value's JSON text rather than the
-// value (a quantity, a FieldsV1, through pointers; the pod template and the
-// claim templates, which package podtemplate reads).
+// value (a quantity, a FieldsV1, through pointers).
 func readsText(t *typeInfo) bool {
 	for t.kind == kindPointer {
 		t = t.elem
 	}
 	switch t.kind {
-	case kindQuantity, kindRawJSON, kindPodTemplate, kindClaimTemplate:
+	case kindQuantity, kindRawJSON:
 		return true
 	}
 	return false

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/clonecore/cloneset/podtemplate"
 )
 
 // TestIntegersComeBackExact: an integer anywhere in the object, the pod
@@ -180,5 +182,125 @@ func TestValuesAsKruiseDecodesThem(t *testing.T) {
 		if got := jsonOf(t, d); !strings.Contains(got, c.want) {
 			t.Errorf("%s: %s is not in %s", c.name, c.want, got)
 		}
+	}
+}
+
+// TestTemplateChangedAsDeepEqual: an update gets the template's defaults
+// exactly when reflect.DeepEqual of the old and new typed templates is
+// false, which sees what the typed encoding does not keep: the stored
+// template (old) against the same template written otherwise, one case
+// each (podtemplate's TestDecodedKey has the rest, and the example module
+// holds the key to DeepEqual on generated templates).
+func TestTemplateChangedAsDeepEqual(t *testing.T) {
+	withMarkedTemplates(t)
+	old := parse(t, withContainer(`"resources":{"limits":{"cpu":"1"}},"livenessProbe":{"exec":{}}`))
+	for _, c := range []struct {
+		name, members string
+		inject        bool
+	}{
+		{"the same template", `"resources":{"limits":{"cpu":"1"}},"livenessProbe":{"exec":{}}`, false},
+		{"an unknown member, a null", `"resources":{"limits":{"cpu":"1"}},"livenessProbe":{"exec":{}},"x-unknown":1,"env":null`, false},
+		{"a quantity as a number", `"resources":{"limits":{"cpu":1}},"livenessProbe":{"exec":{}}`, false},
+		{"an empty list for an absent one", `"resources":{"limits":{"cpu":"1"}},"livenessProbe":{"exec":{}},"env":[]`, true},
+		{"an empty map for an absent one", `"resources":{"limits":{"cpu":"1"},"requests":{}},"livenessProbe":{"exec":{}}`, true},
+		{"a quantity spelled otherwise", `"resources":{"limits":{"cpu":"1000m"}},"livenessProbe":{"exec":{}}`, true},
+		{"a pointer to 0 for an absent one", `"resources":{"limits":{"cpu":"1"}},"livenessProbe":{"exec":{},"terminationGracePeriodSeconds":0}`, true},
+	} {
+		d, err := Default(parse(t, withContainer(c.members)), old, Gates{})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if got := at(t, d, "spec", "template", "spec", "schedulerName") == "defaulted"; got != c.inject {
+			t.Errorf("%s: template defaults injected %v, want %v", c.name, got, c.inject)
+		}
+	}
+	// An object Default or Convert made is compared as its JSON reads
+	// back: the same template.
+	d, err := Default(old, nil, Gates{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	converted, err := Convert(d, V1alpha1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, o := range map[string]*Object{"defaulted": d, "converted": converted} {
+		if inject, err := injectTemplateDefaults(parse(t, jsonOf(t, o)), o, Gates{}); err != nil || inject {
+			t.Errorf("%s: its JSON read back is a changed template (%v)", name, err)
+		}
+	}
+}
+
+// TestRoundingKeepsTheSuffixRead: the template defaults round a quantity
+// as kruise rounds the Go value it read, whose suffix family the typed
+// JSON does not keep: 1023.9999999Ki rounds up to 1Mi (written
+// 1048575999897600n before rounding), from Parse and from FromTree.
+func TestRoundingKeepsTheSuffixRead(t *testing.T) {
+	doc := withContainer(`"resources":{"limits":{"memory":"1023.9999999Ki"}}`)
+	obj := parse(t, doc)
+	if got := jsonOf(t, obj); !strings.Contains(got, `"limits":{"memory":"1048575999897600n"}`) {
+		t.Fatalf("the typed JSON: %s", got)
+	}
+	tree, err := podtemplate.DecodeJSON([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromTree, err := FromTree(tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, o := range map[string]*Object{"parsed": obj, "from a tree": fromTree} {
+		d, err := Default(o, nil, Gates{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := jsonOf(t, d); !strings.Contains(got, `"limits":{"memory":"1Mi"}`) {
+			t.Errorf("%s: defaulted: %s", name, got)
+		}
+	}
+}
+
+// TestChangedAsDeepEqual: the mutating webhook answers with a patch
+// exactly when the defaults change its typed object as reflect.DeepEqual
+// sees it. A fully defaulted object is unchanged, but rounding a quantity
+// to millis rewrites how a resource.Quantity holds some values even where
+// the JSON stays the same (0.5Gi, read on the general path, is held again
+// at milli scale; 1000000n is rescaled): the webhook then patches the object
+// as sent into the typed JSON.
+func TestChangedAsDeepEqual(t *testing.T) {
+	full, err := Default(parse(t, withContainer(`"resources":{"limits":{"memory":"512Mi","cpu":"1m"}}`)+""), nil, Gates{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	withClaim, err := Default(parse(t, cloneSet(V1beta1, `"volumeClaimTemplates":[{"metadata":{"name":"d"},"spec":{"resources":{"requests":{"storage":"512Mi"}}}}]`)), nil, Gates{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, doc string
+		changed   bool
+	}{
+		{"a defaulted object", jsonOf(t, full), false},
+		{"0.5Gi: the same JSON, held otherwise after rounding", strings.Replace(jsonOf(t, full), `"512Mi"`, `"0.5Gi"`, 1), true},
+		{"1000000n: the same JSON, rescaled", strings.Replace(jsonOf(t, full), `"1m"`, `"1000000n"`, 1), true},
+		{"0.001: held at milli scale already", strings.Replace(jsonOf(t, full), `"1m"`, `"0.001"`, 1), false},
+		{"a claim template's 0.5Gi", strings.Replace(jsonOf(t, withClaim), `"512Mi"`, `"0.5Gi"`, 1), true},
+		{"a defaulted claim template", jsonOf(t, withClaim), false},
+	} {
+		out, changed, err := Request{Operation: Create, Object: []byte(c.doc)}.Default()
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if changed != c.changed {
+			t.Errorf("%s: changed %v, want %v", c.name, changed, c.changed)
+		}
+		if got := jsonOf(t, out); got != jsonOf(t, parse(t, c.doc)) {
+			t.Errorf("%s: the JSON changed: %s", c.name, got)
+		}
+	}
+	// On an update with the same template nothing is rounded.
+	doc := strings.Replace(jsonOf(t, full), `"512Mi"`, `"0.5Gi"`, 1)
+	if _, changed, err := (Request{Operation: Update, Object: []byte(doc), OldObject: []byte(doc)}).Default(); err != nil || changed {
+		t.Errorf("an update with the same template: changed %v (%v)", changed, err)
 	}
 }

@@ -71,6 +71,40 @@ type Object struct {
 	// unknown are the paths of the members the types dropped (see
 	// UnknownFields).
 	unknown []string
+	// asRead says that readTemplate and readClaims hold the pod template
+	// and the claim templates as read (the input's members, before the
+	// typed encoding): kruise's decoder holds more of them than their
+	// encoding keeps (a quantity's suffix family, an empty list...). An
+	// object Default or Convert made is read from its JSON, which is its
+	// tree.
+	asRead       bool
+	readTemplate map[string]any
+	readClaims   []any
+}
+
+// templateAsRead is the pod template as kruise's decoder read it: as read,
+// or the canonical tree's (what the JSON of an object Default or Convert
+// made reads back as).
+func (o *Object) templateAsRead() map[string]any {
+	if o.asRead {
+		return o.readTemplate
+	}
+	t, _ := o.tree["spec"].(map[string]any)["template"].(map[string]any)
+	return t
+}
+
+// claimAsRead is the i-th claim template as read (see templateAsRead).
+func (o *Object) claimAsRead(i int) map[string]any {
+	claims := o.readClaims
+	if !o.asRead {
+		claims, _ = o.tree["spec"].(map[string]any)["volumeClaimTemplates"].([]any)
+	}
+	if i >= len(claims) {
+		return nil
+	}
+	c, _ := podtemplate.ReadJSONValue(claims[i], false)
+	m, _ := c.(map[string]any)
+	return m
 }
 
 // UnknownFields are the paths of the members of the object as read that
@@ -95,7 +129,7 @@ func Parse(data []byte) (*Object, error) {
 	if err != nil {
 		return nil, fmt.Errorf("CloneSet: %v", err)
 	}
-	return FromTree(tree)
+	return fromTree(tree, false)
 }
 
 // FromTree reads one CloneSet from a JSON-like tree (map[string]any,
@@ -103,7 +137,11 @@ func Parse(data []byte) (*Object, error) {
 // decodes, or a client library's unstructured object; json.RawMessage as
 // podtemplate.DecodeJSON gives it) as kruise's decoder reads the JSON that
 // encoding/json writes for the tree. The tree is only read.
-func FromTree(tree map[string]any) (*Object, error) {
+func FromTree(tree map[string]any) (*Object, error) { return fromTree(tree, true) }
+
+// fromTree reads a CloneSet from a tree; with keep it copies the templates
+// as read (the caller's tree may change later), else it keeps them.
+func fromTree(tree map[string]any, keep bool) (*Object, error) {
 	name := objectName(tree)
 	apiVersion, kind := stringMember(tree, "apiVersion"), stringMember(tree, "kind")
 	if apiVersion == "" || kind == "" {
@@ -124,7 +162,17 @@ func FromTree(tree map[string]any) (*Object, error) {
 		}
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return &Object{version: v, tree: out.(map[string]any), unknown: unknown}, nil
+	o := &Object{version: v, tree: out.(map[string]any), unknown: unknown, asRead: true}
+	spec, _ := podtemplate.ReadJSONValue(tree["spec"], false)
+	template, _ := podtemplate.ReadJSONValue(member(spec, "template"), false)
+	claims, _ := podtemplate.ReadJSONValue(member(spec, "volumeClaimTemplates"), false)
+	o.readTemplate, _ = template.(map[string]any)
+	o.readClaims, _ = claims.([]any)
+	if keep {
+		o.readTemplate, _ = copyRead(o.readTemplate).(map[string]any)
+		o.readClaims, _ = copyRead(o.readClaims).([]any)
+	}
+	return o, nil
 }
 
 // DecodeError is a member of a CloneSet that kruise's Go types refuse to
@@ -247,6 +295,39 @@ func unstructured(v any) any {
 		if f, err := x.Float64(); err == nil {
 			return f
 		}
+	}
+	return v
+}
+
+// member is m[key] when v is an object m.
+func member(v any, key string) any {
+	m, _ := v.(map[string]any)
+	return m[key]
+}
+
+// copyRead deep-copies a tree as read (json.RawMessage's bytes too).
+func copyRead(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		if x == nil {
+			return x
+		}
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = copyRead(e)
+		}
+		return out
+	case []any:
+		if x == nil {
+			return x
+		}
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = copyRead(e)
+		}
+		return out
+	case json.RawMessage:
+		return bytes.Clone(x)
 	}
 	return v
 }
