@@ -103,3 +103,26 @@ func TestDecodedKeyOfEncoding(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodedKeyHugeExponent: a quantity on the general path with an
+// exponent near 2^31 is keyed without writing out its digits (its inf.Dec
+// holds 10^(exponent+9) times the mantissa): no time or memory beyond its
+// text, and the same value spelled otherwise has the same key.
+func TestDecodedKeyHugeExponent(t *testing.T) {
+	key := func(q string) string {
+		k, err := DecodedKey(map[string]any{"spec": map[string]any{"overhead": map[string]any{"cpu": q}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	if key("1234567890123456789e2000000000") != key("12345678901234567890e1999999999") {
+		t.Error("the same value on the general path has two keys")
+	}
+	if key("1234567890123456789e2000000000") == key("1234567890123456789e2000000001") {
+		t.Error("two values have one key")
+	}
+	if !DefaultRewritesQuantities(map[string]any{"spec": map[string]any{"overhead": map[string]any{"cpu": "1234567890123456789e2000000000"}}}) {
+		t.Error("a quantity on the general path is rounded into a new inf.Dec")
+	}
+}

@@ -45,7 +45,7 @@ type heldQuantity struct {
 	dec      bool
 	value    int64  // int64Amount.value, signed
 	neg      bool   // the inf.Dec's sign
-	unscaled string // the inf.Dec's unscaled magnitude, in decimal
+	unscaled string // the inf.Dec's unscaled magnitude: digits, "e", zeros
 	scale    int64  // int64Amount.scale (a power of ten), or the inf.Dec's scale (its negation)
 }
 
@@ -341,8 +341,10 @@ func slowQuantity(sc quantityScan, base, exponent int32, format quantityFormat) 
 			q.format = decimalSI // between 0 and 1: written as decimal
 		}
 	}
-	unscaled := new(big.Int).Exp(big.NewInt(10), big.NewInt(q.exp-q.held.scale), nil)
-	q.held.unscaled = unscaled.Mul(unscaled, q.mant).String()
+	// The unscaled magnitude is mant×10^(exp-scale), mant without trailing
+	// zeros: written as its digits and its count of zeros, never expanded
+	// (an exponent can be as large as 2^31).
+	q.held.unscaled = q.mant.String() + "e" + strconv.FormatInt(q.exp-q.held.scale, 10)
 	return q, nil
 }
 
