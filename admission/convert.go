@@ -38,7 +38,7 @@ var strategyMembers = []string{"partition", "maxUnavailable", "maxSurge", "pause
 // converted starts the converted object: type meta, metadata and the shared
 // spec members copied, status copied (both versions' statuses are alike).
 func converted(src map[string]any, to Version) (tree, metadata, spec map[string]any) {
-	metadata = copyTree(src["metadata"], false).(map[string]any)
+	metadata = copyTree(src["metadata"]).(map[string]any)
 	spec = map[string]any{}
 	srcSpec := src["spec"].(map[string]any)
 	copyMembers(spec, srcSpec, specMembers)
@@ -47,7 +47,7 @@ func converted(src map[string]any, to Version) (tree, metadata, spec map[string]
 		"apiVersion": to.APIVersion(),
 		"metadata":   metadata,
 		"spec":       spec,
-		"status":     copyTree(src["status"], false),
+		"status":     copyTree(src["status"]),
 	}
 	return tree, metadata, spec
 }
@@ -57,7 +57,7 @@ func converted(src map[string]any, to Version) (tree, metadata, spec map[string]
 func copyMembers(dst, src map[string]any, names []string) {
 	for _, k := range names {
 		if v, ok := src[k]; ok {
-			dst[k] = copyTree(v, false)
+			dst[k] = copyTree(v)
 		}
 	}
 }

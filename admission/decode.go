@@ -24,15 +24,13 @@ type reader struct {
 // t: out is the value written back, empty whether omitempty leaves its
 // member out.
 func (r reader) read(v any, t *typeInfo, path string) (out any, empty bool, err error) {
+	if v, err = podtemplate.ReadJSONValue(v, readsText(t)); err != nil {
+		return nil, false, err
+	}
 	switch t.kind {
 	case kindString:
-		switch x := v.(type) {
-		case nil:
-			return "", true, nil
-		case string:
-			return x, x == "", nil
-		}
-		return nil, false, podtemplate.WrongType(v, "expected a string")
+		s, err := podtemplate.ReadString(v)
+		return s, s == "", err
 	case kindBool:
 		switch x := v.(type) {
 		case nil:
@@ -79,7 +77,7 @@ func (r reader) read(v any, t *typeInfo, path string) (out any, empty bool, err 
 		return t, false, err
 	case kindRawJSON:
 		raw, err := podtemplate.ReadRawJSON(v)
-		return raw, v == nil, err
+		return raw, false, err
 	case kindPodTemplate:
 		return podtemplateEncoding(v, podtemplate.Encode)
 	case kindClaimTemplate:
@@ -118,7 +116,7 @@ func (r reader) mapOf(v any, t *typeInfo, path string) (any, bool, error) {
 			if err != nil {
 				return nil, false, podtemplate.InError(err, "["+k+"]")
 			}
-			out[k] = o
+			out[podtemplate.ReadKey(k)] = o // sorted: a later key wins, as in the JSON
 		}
 		return out, len(x) == 0, nil
 	}
@@ -154,6 +152,19 @@ func (r reader) structOf(v any, t *typeInfo, path string) (any, bool, error) {
 		}
 	}
 	return out, false, nil // encoding/json never leaves a struct out
+}
+
+// readsText says whether a type reads a value's JSON text rather than the
+// value (a quantity, a FieldsV1, through pointers).
+func readsText(t *typeInfo) bool {
+	for t.kind == kindPointer {
+		t = t.elem
+	}
+	switch t.kind {
+	case kindQuantity, kindRawJSON:
+		return true
+	}
+	return false
 }
 
 // joinPath is path's member name: "spec" + "replicas" is "spec.replicas".

@@ -143,7 +143,7 @@ func modelOf(o *Object) (*model.CloneSet, error) {
 func withTemplateDefaults(obj *Object, gates Gates) (*Object, error) {
 	spec := obj.tree["spec"].(map[string]any)
 	t, _ := spec["template"].(map[string]any)
-	d, err := defaultPodTemplate(t) // which does not change its input
+	d, err := defaultPodTemplate(obj.templateAsRead()) // which does not change its input
 	if err != nil {
 		return nil, fmt.Errorf("%s: spec.template: %w", obj, err)
 	}

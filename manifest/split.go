@@ -216,14 +216,19 @@ func (l *loader) validate(c located[*model.CloneSet], pods []*model.Pod) error {
 }
 
 // settings is the scenario of the Scenario document (or the defaults), with
-// the stream's clock when the document sets none.
+// the clock of the Options, else the document's, else the stream's (the
+// newest timestamp of its objects).
 func (l *loader) settings() *model.Scenario {
 	scn := &model.Scenario{Gates: model.DefaultFeatureGates()}
 	if len(l.scn) == 1 {
 		scn = l.scn[0].obj
 	}
-	if scn.Now.IsZero() {
+	switch {
+	case !l.opts.Now.IsZero():
+		scn.Now = l.opts.Now
+	case scn.Now.IsZero():
 		scn.Now = l.newest
+		scn.NowFromObjects = !l.newest.IsZero()
 	}
 	return scn
 }
