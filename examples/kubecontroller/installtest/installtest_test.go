@@ -12,8 +12,10 @@ import (
 	"time"
 
 	"github.com/clonecore/cloneset/examples/kubecontroller/controlplane"
+	"github.com/clonecore/cloneset/examples/kubecontroller/webhook"
 	"github.com/go-logr/logr"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -218,6 +220,85 @@ func checkPublished(ctx context.Context, t *testing.T, sys *System) {
 	for _, cc := range configs {
 		if cc.URL == nil || !strings.HasPrefix(*cc.URL, want) || len(cc.CABundle) == 0 {
 			t.Errorf("webhook client config %v %v, want a URL of %s and a CA bundle", cc.URL, cc.Service, want)
+		}
+	}
+}
+
+// TestCertificatesGiven: with --webhook-cert-dir the binary serves the
+// certificate of the directory, writes nothing of its own (no Secret, no
+// webhook configuration, no CRD: the issuer publishes its CA, here the
+// test), and serves a renewed certificate written into the directory.
+func TestCertificatesGiven(t *testing.T) {
+	sys := sharedSystem(t)
+	ctx := t.Context()
+	cp := sys.ControlPlane
+	dir := t.TempDir()
+	issue := func(now time.Time) webhook.Artifacts {
+		a, _, err := webhook.Renew(webhook.Artifacts{}, webhook.Policy{Hosts: []string{"127.0.0.1"}, CAValidity: time.Hour, ServingValidity: time.Hour}, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Written as a mounted Secret is: the key first, the certificate
+		// last (the watcher reloads on either).
+		for name, data := range map[string][]byte{"tls.key": a.ServingKey, "tls.crt": a.ServingCert} {
+			if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return a
+	}
+	ext, err := apiextensionsclient.NewForConfig(cp.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	publish := func(bundle []byte) {
+		targets := webhook.Targets{MutatingConfiguration: webhook.MutatingConfigurationName, ValidatingConfiguration: webhook.ValidatingConfigurationName,
+			CRD: webhook.CRDName, URLHost: sys.Endpoint.Addr()}
+		if err := targets.Publish(ctx, cp.Clientset(), ext, bundle, logr.Discard()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := issue(time.Now())
+	publish(first.CABundle)
+	start := time.Now()
+	ns, _ := startController(t, sys, "--webhook-cert-dir", dir)
+	dyn := dynamic.NewForConfigOrDie(cp.Config())
+	create := func(name string) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			created, err := dyn.Resource(resource("v1beta1")).Namespace(ns).Create(ctx, cloneSet("v1beta1", ns, name, nil), metav1.CreateOptions{})
+			if err == nil {
+				if limit, _, _ := unstructured.NestedInt64(created.Object, "spec", "revisionHistoryLimit"); limit != 10 {
+					t.Errorf("%s: not defaulted", name)
+				}
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: %v", name, err)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	create("first")
+	// A new CA and certificate: the bundle holds both CAs while the files
+	// change, as an issuer rotating its CA does.
+	second := issue(time.Now())
+	publish(append(append([]byte{}, first.CABundle...), second.CABundle...))
+	time.Sleep(2 * time.Second) // the certificate watcher's reload
+	publish(second.CABundle)
+	create("second")
+	events, err := cp.AuditEvents()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range events {
+		if ev.RequestReceivedTimestamp.Before(start) || !strings.HasPrefix(ev.User.Username, "system:serviceaccount:"+ns+":") || ev.ObjectRef == nil {
+			continue
+		}
+		switch ev.ObjectRef.Resource {
+		case "secrets", "mutatingwebhookconfigurations", "validatingwebhookconfigurations", "customresourcedefinitions":
+			t.Errorf("with certificates given the binary touched %s", Describe(ev))
 		}
 	}
 }
