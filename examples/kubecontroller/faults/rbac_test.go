@@ -10,6 +10,7 @@ import (
 	"github.com/clonecore/cloneset/examples/kubecontroller"
 	"github.com/clonecore/cloneset/examples/kubecontroller/installtest"
 	"github.com/clonecore/cloneset/examples/kubecontroller/webhook"
+	"github.com/clonecore/cloneset/internal/cisummary"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -190,8 +191,8 @@ func TestLeastPrivilege(t *testing.T) {
 			t.Errorf("%q is listed as unexercised but the scenario used it: take it out of the list", r)
 		}
 	}
-	fmt.Printf("least privilege on kube-apiserver %s: %d rules, %d used by the scenario, %d named unexercised, 0 forbidden\n",
-		cp.Version().GitVersion, len(shippedRules(e.sys.ClusterRole, e.sys.Role)), len(shippedRules(e.sys.ClusterRole, e.sys.Role))-len(unexercised)-len(missing), len(unexercised))
+	cisummary.Print(t, fmt.Sprintf("least privilege on kube-apiserver %s: %d rules, %d used by the scenario, %d named unexercised, 0 forbidden",
+		cp.Version().GitVersion, len(shippedRules(e.sys.ClusterRole, e.sys.Role)), len(shippedRules(e.sys.ClusterRole, e.sys.Role))-len(unexercised)-len(missing), len(unexercised)))
 }
 
 // createCloneSetWith creates the CloneSet of r with image, its spec edited.
