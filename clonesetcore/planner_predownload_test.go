@@ -106,6 +106,15 @@ func TestPreDownloadActions(t *testing.T) {
 			wantNote(t, res, "the rollout is done (current revision = update revision): the CloneSet's ImagePullJobs are deleted: web-2-main, web-2-side")
 		}
 	})
+	t.Run("a job that exists already", func(t *testing.T) {
+		w := preDownloadWorld()
+		w.s.ImagePullJobs = []*model.ImagePullJob{job("web-2-main", "web")}
+		res := w.plan(t)
+		if len(ofType(res, model.ActionCreateImagePullJob)) != 1 {
+			t.Errorf("actions %q", acts(res))
+		}
+		wantNote(t, res, "ImagePullJob web-2-main exists already: its create will be refused (AlreadyExists), which upstream ignores")
+	})
 	t.Run("a name the API server refuses", func(t *testing.T) {
 		w := preDownloadWorld()
 		long := strings.Repeat("c", 250)

@@ -25,7 +25,16 @@ func (r *round) preDownload() {
 		r.emit(model.Action{Type: model.ActionDeleteImagePullJob, ImagePullJob: j.Name,
 			Reason: "image pre-download: the rollout is done"})
 	}
+	exists := map[string]bool{}
+	for _, j := range r.s.ImagePullJobs {
+		if j != nil {
+			exists[j.Name] = true
+		}
+	}
 	for _, j := range d.Create {
+		if exists[j.Name] {
+			r.notes.add("ImagePullJob %s exists already: its create will be refused (AlreadyExists), which upstream ignores", j.Name)
+		}
 		r.emit(model.Action{Type: model.ActionCreateImagePullJob, ImagePullJob: j.Name, Revision: r.revs.update.Name,
 			Container: j.Container, Image: j.Image,
 			Reason: sprintf("image pre-download: container %s changes its image in place", j.Container)})
