@@ -174,103 +174,64 @@ var fieldShapes = [...]fieldShape{
 		{"healthConditions", 43},
 		{"lastTransitionTime", 0},
 	}},
-	42: {name: "v1.VolumeHealthCondition", kind: shapeObject, members: []fieldMember{
-		{"status", 0},
-		{"reason", 0},
-		{"message", 0},
-	}},
+	42: {name: "v1.VolumeHealthCondition", kind: shapeTemplate},
 	43: {name: "[]v1.VolumeHealthCondition", kind: shapeList, elem: 42},
 	44: {name: "[]v1.PodVolumeHealth", kind: shapeList, elem: 41},
-	45: {name: "v1.PersistentVolumeClaim", kind: shapeObject, members: []fieldMember{
+	45: {name: "v1.PersistentVolumeClaim", kind: shapeTemplate},
+	46: {name: "v1.Node", kind: shapeObject, members: []fieldMember{
 		{"kind", 0},
 		{"apiVersion", 0},
 		{"metadata", 2},
-		{"spec", 46},
-		{"status", 47},
+		{"spec", 47},
+		{"status", 53},
 	}},
-	46: {name: "v1.PersistentVolumeClaimSpec", kind: shapeTemplate},
-	47: {name: "v1.PersistentVolumeClaimStatus", kind: shapeObject, members: []fieldMember{
-		{"phase", 0},
-		{"accessModes", 24},
-		{"capacity", 16},
-		{"conditions", 49},
-		{"allocatedResources", 16},
-		{"allocatedResourceStatuses", 16},
-		{"currentVolumeAttributesClassName", 0},
-		{"modifyVolumeStatus", 50},
-		{"healthStatus", 51},
-	}},
-	48: {name: "v1.PersistentVolumeClaimCondition", kind: shapeObject, members: []fieldMember{
-		{"type", 0},
-		{"status", 0},
-		{"lastProbeTime", 0},
-		{"lastTransitionTime", 0},
-		{"reason", 0},
-		{"message", 0},
-	}},
-	49: {name: "[]v1.PersistentVolumeClaimCondition", kind: shapeList, elem: 48},
-	50: {name: "v1.ModifyVolumeStatus", kind: shapeObject, members: []fieldMember{
-		{"targetVolumeAttributesClassName", 0},
-		{"status", 0},
-	}},
-	51: {name: "v1.VolumeHealthStatus", kind: shapeObject, members: []fieldMember{
-		{"healthConditions", 43},
-		{"lastTransitionTime", 0},
-	}},
-	52: {name: "v1.Node", kind: shapeObject, members: []fieldMember{
-		{"kind", 0},
-		{"apiVersion", 0},
-		{"metadata", 2},
-		{"spec", 53},
-		{"status", 59},
-	}},
-	53: {name: "v1.NodeSpec", kind: shapeObject, members: []fieldMember{
+	47: {name: "v1.NodeSpec", kind: shapeObject, members: []fieldMember{
 		{"podCIDR", 0},
 		{"podCIDRs", 24},
 		{"providerID", 0},
 		{"unschedulable", 0},
-		{"taints", 55},
-		{"configSource", 56},
+		{"taints", 49},
+		{"configSource", 50},
 		{"externalID", 0},
-		{"podPreemptionPolicy", 58},
+		{"podPreemptionPolicy", 52},
 	}},
-	54: {name: "v1.Taint", kind: shapeObject, members: []fieldMember{
+	48: {name: "v1.Taint", kind: shapeObject, members: []fieldMember{
 		{"key", 0},
 		{"value", 0},
 		{"effect", 0},
 		{"timeAdded", 0},
 	}},
-	55: {name: "[]v1.Taint", kind: shapeList, elem: 54},
-	56: {name: "v1.NodeConfigSource", kind: shapeObject, members: []fieldMember{
-		{"configMap", 57},
+	49: {name: "[]v1.Taint", kind: shapeList, elem: 48},
+	50: {name: "v1.NodeConfigSource", kind: shapeObject, members: []fieldMember{
+		{"configMap", 51},
 	}},
-	57: {name: "v1.ConfigMapNodeConfigSource", kind: shapeObject, members: []fieldMember{
+	51: {name: "v1.ConfigMapNodeConfigSource", kind: shapeObject, members: []fieldMember{
 		{"namespace", 0},
 		{"name", 0},
 		{"uid", 0},
 		{"resourceVersion", 0},
 		{"kubeletConfigKey", 0},
 	}},
-	58: {name: "v1.NodePodPreemptionPolicy", kind: shapeObject, members: []fieldMember{
+	52: {name: "v1.NodePodPreemptionPolicy", kind: shapeObject, members: []fieldMember{
 		{"disableResizePreemption", 24},
 	}},
-	59: {name: "v1.NodeStatus", kind: shapeObject, members: []fieldMember{
+	53: {name: "v1.NodeStatus", kind: shapeObject, members: []fieldMember{
 		{"capacity", 16},
 		{"allocatable", 16},
 		{"phase", 0},
-		{"conditions", 61},
-		{"addresses", 63},
-		{"daemonEndpoints", 64},
-		{"nodeInfo", 66},
-		{"images", 69},
+		{"conditions", 55},
+		{"addresses", 57},
+		{"daemonEndpoints", 58},
+		{"nodeInfo", 60},
+		{"images", 63},
 		{"volumesInUse", 24},
-		{"volumesAttached", 71},
-		{"config", 72},
-		{"runtimeHandlers", 75},
-		{"features", 76},
+		{"volumesAttached", 65},
+		{"config", 66},
+		{"runtimeHandlers", 69},
+		{"features", 70},
 		{"declaredFeatures", 24},
 	}},
-	60: {name: "v1.NodeCondition", kind: shapeObject, members: []fieldMember{
+	54: {name: "v1.NodeCondition", kind: shapeObject, members: []fieldMember{
 		{"type", 0},
 		{"status", 0},
 		{"lastHeartbeatTime", 0},
@@ -278,19 +239,19 @@ var fieldShapes = [...]fieldShape{
 		{"reason", 0},
 		{"message", 0},
 	}},
-	61: {name: "[]v1.NodeCondition", kind: shapeList, elem: 60},
-	62: {name: "v1.NodeAddress", kind: shapeObject, members: []fieldMember{
+	55: {name: "[]v1.NodeCondition", kind: shapeList, elem: 54},
+	56: {name: "v1.NodeAddress", kind: shapeObject, members: []fieldMember{
 		{"type", 0},
 		{"address", 0},
 	}},
-	63: {name: "[]v1.NodeAddress", kind: shapeList, elem: 62},
-	64: {name: "v1.NodeDaemonEndpoints", kind: shapeObject, members: []fieldMember{
-		{"kubeletEndpoint", 65},
+	57: {name: "[]v1.NodeAddress", kind: shapeList, elem: 56},
+	58: {name: "v1.NodeDaemonEndpoints", kind: shapeObject, members: []fieldMember{
+		{"kubeletEndpoint", 59},
 	}},
-	65: {name: "v1.DaemonEndpoint", kind: shapeObject, members: []fieldMember{
+	59: {name: "v1.DaemonEndpoint", kind: shapeObject, members: []fieldMember{
 		{"Port", 0},
 	}},
-	66: {name: "v1.NodeSystemInfo", kind: shapeObject, members: []fieldMember{
+	60: {name: "v1.NodeSystemInfo", kind: shapeObject, members: []fieldMember{
 		{"machineID", 0},
 		{"systemUUID", 0},
 		{"bootID", 0},
@@ -301,119 +262,119 @@ var fieldShapes = [...]fieldShape{
 		{"kubeProxyVersion", 0},
 		{"operatingSystem", 0},
 		{"architecture", 0},
-		{"swap", 67},
+		{"swap", 61},
 		{"runningInUserNamespace", 0},
 	}},
-	67: {name: "v1.NodeSwapStatus", kind: shapeObject, members: []fieldMember{
+	61: {name: "v1.NodeSwapStatus", kind: shapeObject, members: []fieldMember{
 		{"capacity", 0},
 	}},
-	68: {name: "v1.ContainerImage", kind: shapeObject, members: []fieldMember{
+	62: {name: "v1.ContainerImage", kind: shapeObject, members: []fieldMember{
 		{"names", 24},
 		{"sizeBytes", 0},
 	}},
-	69: {name: "[]v1.ContainerImage", kind: shapeList, elem: 68},
-	70: {name: "v1.AttachedVolume", kind: shapeObject, members: []fieldMember{
+	63: {name: "[]v1.ContainerImage", kind: shapeList, elem: 62},
+	64: {name: "v1.AttachedVolume", kind: shapeObject, members: []fieldMember{
 		{"name", 0},
 		{"devicePath", 0},
 	}},
-	71: {name: "[]v1.AttachedVolume", kind: shapeList, elem: 70},
-	72: {name: "v1.NodeConfigStatus", kind: shapeObject, members: []fieldMember{
-		{"assigned", 56},
-		{"active", 56},
-		{"lastKnownGood", 56},
+	65: {name: "[]v1.AttachedVolume", kind: shapeList, elem: 64},
+	66: {name: "v1.NodeConfigStatus", kind: shapeObject, members: []fieldMember{
+		{"assigned", 50},
+		{"active", 50},
+		{"lastKnownGood", 50},
 		{"error", 0},
 	}},
-	73: {name: "v1.NodeRuntimeHandler", kind: shapeObject, members: []fieldMember{
+	67: {name: "v1.NodeRuntimeHandler", kind: shapeObject, members: []fieldMember{
 		{"name", 0},
-		{"features", 74},
+		{"features", 68},
 	}},
-	74: {name: "v1.NodeRuntimeHandlerFeatures", kind: shapeObject, members: []fieldMember{
+	68: {name: "v1.NodeRuntimeHandlerFeatures", kind: shapeObject, members: []fieldMember{
 		{"recursiveReadOnlyMounts", 0},
 		{"userNamespaces", 0},
 	}},
-	75: {name: "[]v1.NodeRuntimeHandler", kind: shapeList, elem: 73},
-	76: {name: "v1.NodeFeatures", kind: shapeObject, members: []fieldMember{
+	69: {name: "[]v1.NodeRuntimeHandler", kind: shapeList, elem: 67},
+	70: {name: "v1.NodeFeatures", kind: shapeObject, members: []fieldMember{
 		{"supplementalGroupsPolicy", 0},
 	}},
-	77: {name: "v1.ControllerRevision", kind: shapeObject, members: []fieldMember{
+	71: {name: "v1.ControllerRevision", kind: shapeObject, members: []fieldMember{
 		{"kind", 0},
 		{"apiVersion", 0},
 		{"metadata", 2},
 		{"data", 0},
 		{"revision", 0},
 	}},
-	78: {name: "v1alpha1.CloneSet", kind: shapeObject, members: []fieldMember{
+	72: {name: "v1alpha1.CloneSet", kind: shapeObject, members: []fieldMember{
 		{"kind", 0},
 		{"apiVersion", 0},
 		{"metadata", 2},
-		{"spec", 79},
-		{"status", 95},
+		{"spec", 73},
+		{"status", 89},
 	}},
-	79: {name: "v1alpha1.CloneSetSpec", kind: shapeObject, members: []fieldMember{
+	73: {name: "v1alpha1.CloneSetSpec", kind: shapeObject, members: []fieldMember{
 		{"replicas", 0},
-		{"selector", 80},
-		{"template", 81},
-		{"volumeClaimTemplates", 82},
-		{"scaleStrategy", 83},
-		{"updateStrategy", 84},
+		{"selector", 74},
+		{"template", 75},
+		{"volumeClaimTemplates", 76},
+		{"scaleStrategy", 77},
+		{"updateStrategy", 78},
 		{"revisionHistoryLimit", 0},
 		{"minReadySeconds", 0},
-		{"lifecycle", 93},
+		{"lifecycle", 87},
 		{"progressDeadlineSeconds", 0},
 	}},
-	80: {name: "v1.LabelSelector", kind: shapeTemplate},
-	81: {name: "v1.PodTemplateSpec", kind: shapeTemplate},
-	82: {name: "[]v1.PersistentVolumeClaim", kind: shapeList, elem: 45},
-	83: {name: "v1alpha1.CloneSetScaleStrategy", kind: shapeObject, members: []fieldMember{
+	74: {name: "v1.LabelSelector", kind: shapeTemplate},
+	75: {name: "v1.PodTemplateSpec", kind: shapeTemplate},
+	76: {name: "[]v1.PersistentVolumeClaim", kind: shapeList, elem: 45},
+	77: {name: "v1alpha1.CloneSetScaleStrategy", kind: shapeObject, members: []fieldMember{
 		{"podsToDelete", 24},
 		{"maxUnavailable", 0},
 		{"disablePVCReuse", 0},
 	}},
-	84: {name: "v1alpha1.CloneSetUpdateStrategy", kind: shapeObject, members: []fieldMember{
+	78: {name: "v1alpha1.CloneSetUpdateStrategy", kind: shapeObject, members: []fieldMember{
 		{"type", 0},
 		{"partition", 0},
 		{"maxUnavailable", 0},
 		{"maxSurge", 0},
 		{"paused", 0},
-		{"priorityStrategy", 85},
-		{"scatterStrategy", 91},
-		{"inPlaceUpdateStrategy", 92},
+		{"priorityStrategy", 79},
+		{"scatterStrategy", 85},
+		{"inPlaceUpdateStrategy", 86},
 	}},
-	85: {name: "pub.UpdatePriorityStrategy", kind: shapeObject, members: []fieldMember{
-		{"orderPriority", 87},
-		{"weightPriority", 89},
+	79: {name: "pub.UpdatePriorityStrategy", kind: shapeObject, members: []fieldMember{
+		{"orderPriority", 81},
+		{"weightPriority", 83},
 	}},
-	86: {name: "pub.UpdatePriorityOrderTerm", kind: shapeObject, members: []fieldMember{
+	80: {name: "pub.UpdatePriorityOrderTerm", kind: shapeObject, members: []fieldMember{
 		{"orderedKey", 0},
 	}},
-	87: {name: "[]pub.UpdatePriorityOrderTerm", kind: shapeList, elem: 86},
-	88: {name: "pub.UpdatePriorityWeightTerm", kind: shapeObject, members: []fieldMember{
+	81: {name: "[]pub.UpdatePriorityOrderTerm", kind: shapeList, elem: 80},
+	82: {name: "pub.UpdatePriorityWeightTerm", kind: shapeObject, members: []fieldMember{
 		{"weight", 0},
-		{"matchSelector", 80},
+		{"matchSelector", 74},
 	}},
-	89: {name: "[]pub.UpdatePriorityWeightTerm", kind: shapeList, elem: 88},
-	90: {name: "v1alpha1.UpdateScatterTerm", kind: shapeObject, members: []fieldMember{
+	83: {name: "[]pub.UpdatePriorityWeightTerm", kind: shapeList, elem: 82},
+	84: {name: "v1alpha1.UpdateScatterTerm", kind: shapeObject, members: []fieldMember{
 		{"key", 0},
 		{"value", 0},
 	}},
-	91: {name: "[]v1alpha1.UpdateScatterTerm", kind: shapeList, elem: 90},
-	92: {name: "pub.InPlaceUpdateStrategy", kind: shapeObject, members: []fieldMember{
+	85: {name: "[]v1alpha1.UpdateScatterTerm", kind: shapeList, elem: 84},
+	86: {name: "pub.InPlaceUpdateStrategy", kind: shapeObject, members: []fieldMember{
 		{"gracePeriodSeconds", 0},
 		{"imagePreDownloadParallelism", 0},
 		{"imagePreDownloadTimeoutSeconds", 0},
 		{"imagePreDownloadMinUpdatedReadyPods", 0},
 	}},
-	93: {name: "pub.Lifecycle", kind: shapeObject, members: []fieldMember{
-		{"preDelete", 94},
-		{"inPlaceUpdate", 94},
-		{"preNormal", 94},
+	87: {name: "pub.Lifecycle", kind: shapeObject, members: []fieldMember{
+		{"preDelete", 88},
+		{"inPlaceUpdate", 88},
+		{"preNormal", 88},
 	}},
-	94: {name: "pub.LifecycleHook", kind: shapeObject, members: []fieldMember{
+	88: {name: "pub.LifecycleHook", kind: shapeObject, members: []fieldMember{
 		{"labelsHandler", 16},
 		{"finalizersHandler", 24},
 		{"markPodNotReady", 0},
 	}},
-	95: {name: "v1alpha1.CloneSetStatus", kind: shapeObject, members: []fieldMember{
+	89: {name: "v1alpha1.CloneSetStatus", kind: shapeObject, members: []fieldMember{
 		{"observedGeneration", 0},
 		{"replicas", 0},
 		{"readyReplicas", 0},
@@ -425,10 +386,10 @@ var fieldShapes = [...]fieldShape{
 		{"updateRevision", 0},
 		{"currentRevision", 0},
 		{"collisionCount", 0},
-		{"conditions", 97},
+		{"conditions", 91},
 		{"labelSelector", 0},
 	}},
-	96: {name: "v1alpha1.CloneSetCondition", kind: shapeObject, members: []fieldMember{
+	90: {name: "v1alpha1.CloneSetCondition", kind: shapeObject, members: []fieldMember{
 		{"type", 0},
 		{"status", 0},
 		{"lastUpdateTime", 0},
@@ -436,52 +397,52 @@ var fieldShapes = [...]fieldShape{
 		{"reason", 0},
 		{"message", 0},
 	}},
-	97: {name: "[]v1alpha1.CloneSetCondition", kind: shapeList, elem: 96},
-	98: {name: "v1beta1.CloneSet", kind: shapeObject, members: []fieldMember{
+	91: {name: "[]v1alpha1.CloneSetCondition", kind: shapeList, elem: 90},
+	92: {name: "v1beta1.CloneSet", kind: shapeObject, members: []fieldMember{
 		{"kind", 0},
 		{"apiVersion", 0},
 		{"metadata", 2},
-		{"spec", 99},
-		{"status", 105},
+		{"spec", 93},
+		{"status", 99},
 	}},
-	99: {name: "v1beta1.CloneSetSpec", kind: shapeObject, members: []fieldMember{
+	93: {name: "v1beta1.CloneSetSpec", kind: shapeObject, members: []fieldMember{
 		{"replicas", 0},
-		{"selector", 80},
-		{"template", 81},
-		{"volumeClaimTemplates", 82},
-		{"scaleStrategy", 100},
-		{"updateStrategy", 101},
+		{"selector", 74},
+		{"template", 75},
+		{"volumeClaimTemplates", 76},
+		{"scaleStrategy", 94},
+		{"updateStrategy", 95},
 		{"revisionHistoryLimit", 0},
 		{"minReadySeconds", 0},
-		{"lifecycle", 93},
+		{"lifecycle", 87},
 		{"progressDeadlineSeconds", 0},
 	}},
-	100: {name: "v1beta1.CloneSetScaleStrategy", kind: shapeObject, members: []fieldMember{
+	94: {name: "v1beta1.CloneSetScaleStrategy", kind: shapeObject, members: []fieldMember{
 		{"podsToDelete", 24},
 		{"maxUnavailable", 0},
 		{"enablePVCReuse", 0},
 		{"excludePreparingDelete", 0},
 	}},
-	101: {name: "v1beta1.CloneSetUpdateStrategy", kind: shapeObject, members: []fieldMember{
+	95: {name: "v1beta1.CloneSetUpdateStrategy", kind: shapeObject, members: []fieldMember{
 		{"type", 0},
-		{"rollingUpdate", 102},
+		{"rollingUpdate", 96},
 	}},
-	102: {name: "v1beta1.RollingUpdateCloneSetStrategy", kind: shapeObject, members: []fieldMember{
+	96: {name: "v1beta1.RollingUpdateCloneSetStrategy", kind: shapeObject, members: []fieldMember{
 		{"partition", 0},
 		{"maxUnavailable", 0},
 		{"maxSurge", 0},
 		{"podUpdatePolicy", 0},
 		{"paused", 0},
-		{"priorityStrategy", 85},
-		{"scatterStrategy", 104},
-		{"inPlaceUpdateStrategy", 92},
+		{"priorityStrategy", 79},
+		{"scatterStrategy", 98},
+		{"inPlaceUpdateStrategy", 86},
 	}},
-	103: {name: "v1beta1.UpdateScatterTerm", kind: shapeObject, members: []fieldMember{
+	97: {name: "v1beta1.UpdateScatterTerm", kind: shapeObject, members: []fieldMember{
 		{"key", 0},
 		{"value", 0},
 	}},
-	104: {name: "[]v1beta1.UpdateScatterTerm", kind: shapeList, elem: 103},
-	105: {name: "v1beta1.CloneSetStatus", kind: shapeObject, members: []fieldMember{
+	98: {name: "[]v1beta1.UpdateScatterTerm", kind: shapeList, elem: 97},
+	99: {name: "v1beta1.CloneSetStatus", kind: shapeObject, members: []fieldMember{
 		{"observedGeneration", 0},
 		{"replicas", 0},
 		{"readyReplicas", 0},
@@ -493,10 +454,10 @@ var fieldShapes = [...]fieldShape{
 		{"updateRevision", 0},
 		{"currentRevision", 0},
 		{"collisionCount", 0},
-		{"conditions", 107},
+		{"conditions", 101},
 		{"labelSelector", 0},
 	}},
-	106: {name: "v1beta1.CloneSetCondition", kind: shapeObject, members: []fieldMember{
+	100: {name: "v1beta1.CloneSetCondition", kind: shapeObject, members: []fieldMember{
 		{"type", 0},
 		{"status", 0},
 		{"lastUpdateTime", 0},
@@ -504,7 +465,7 @@ var fieldShapes = [...]fieldShape{
 		{"reason", 0},
 		{"message", 0},
 	}},
-	107: {name: "[]v1beta1.CloneSetCondition", kind: shapeList, elem: 106},
+	101: {name: "[]v1beta1.CloneSetCondition", kind: shapeList, elem: 100},
 }
 
 // fieldRoots are the root shapes of the kinds the loader reads, by
@@ -512,8 +473,8 @@ var fieldShapes = [...]fieldShape{
 var fieldRoots = map[string]int{
 	"v1 Pod":                           1,
 	"v1 PersistentVolumeClaim":         45,
-	"v1 Node":                          52,
-	"apps/v1 ControllerRevision":       77,
-	"apps.kruise.io/v1alpha1 CloneSet": 78,
-	"apps.kruise.io/v1beta1 CloneSet":  98,
+	"v1 Node":                          46,
+	"apps/v1 ControllerRevision":       71,
+	"apps.kruise.io/v1alpha1 CloneSet": 72,
+	"apps.kruise.io/v1beta1 CloneSet":  92,
 }
