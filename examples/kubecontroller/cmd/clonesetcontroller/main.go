@@ -22,10 +22,13 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/clonecore/cloneset/examples/kubecontroller"
+	"github.com/clonecore/cloneset/model"
 	"github.com/go-logr/logr"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -82,6 +85,7 @@ type options struct {
 	healthProbeBindAddress  string
 	dryRun                  bool
 	serverVersion           string
+	gates                   model.FeatureGates
 }
 
 // The defaults of the flags that have one.
@@ -122,6 +126,8 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	fs.DurationVar(&o.retryPeriod, "leader-election-retry-period", defaultRetryPeriod, "how often the replicas try to take or renew the Lease")
 	fs.StringVar(&o.metricsBindAddress, "metrics-bind-address", defaultMetricsAddress, `the address of the Prometheus metrics endpoint ("0" disables it), e.g. ":8080"`)
 	fs.StringVar(&o.healthProbeBindAddress, "health-probe-bind-address", defaultHealthAddress, `the address of the /healthz and /readyz endpoints ("0" disables them)`)
+	o.gates = model.DefaultFeatureGates()
+	fs.Var(gatesFlag{&o.gates}, "feature-gates", "feature gates as OpenKruise spells them, Name=true|false separated by commas, e.g. PreparingUpdateAsUpdate=true (known: "+strings.Join(model.KnownFeatureGates(), ", ")+"; default: OpenKruise's defaults)")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "plan and log the requests of every round, send none (no write at all, status and events included)")
 	fs.StringVar(&o.serverVersion, "server-version", "", "the API server's version the requests are built for, e.g. v1.31.4 (default: read from the server at start)")
 	if err := fs.Parse(args); err != nil {
@@ -155,6 +161,45 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 		}
 	}
 	return o, nil
+}
+
+// gatesFlag is --feature-gates: Name=bool pairs separated by commas, each
+// applied in turn to the gates (a later pair wins).
+type gatesFlag struct{ gates *model.FeatureGates }
+
+func (f gatesFlag) String() string {
+	if f.gates == nil {
+		return ""
+	}
+	var on []string
+	for _, name := range model.KnownFeatureGates() {
+		off := *f.gates
+		if err := off.Set(name, false); err == nil && off != *f.gates {
+			on = append(on, name+"=true")
+		}
+	}
+	return strings.Join(on, ",")
+}
+
+func (f gatesFlag) Set(value string) error {
+	for _, pair := range strings.Split(value, ",") {
+		pair = strings.TrimSpace(pair)
+		if pair == "" {
+			continue
+		}
+		name, text, ok := strings.Cut(pair, "=")
+		if !ok {
+			return fmt.Errorf("%q: want Name=true or Name=false", pair)
+		}
+		on, err := strconv.ParseBool(strings.TrimSpace(text))
+		if err != nil {
+			return fmt.Errorf("%q: the value must be true or false", pair)
+		}
+		if err := f.gates.Set(strings.TrimSpace(name), on); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func printUsage(fs *flag.FlagSet, w io.Writer) {
@@ -216,6 +261,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		ServerVersion:           serverVersion,
 		DryRun:                  o.dryRun,
 		MaxConcurrentReconciles: o.workers,
+		Gates:                   &o.gates,
 	}
 	if err := r.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up the controller: %w", err)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/clonecore/cloneset/examples/kubecontroller"
+	"github.com/clonecore/cloneset/model"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -38,6 +39,7 @@ func TestFlagDefaults(t *testing.T) {
 		retryPeriod:            2 * time.Second,
 		metricsBindAddress:     "0",
 		healthProbeBindAddress: ":8081",
+		gates:                  model.DefaultFeatureGates(),
 	}
 	if o != want {
 		t.Errorf("defaults %+v, want %+v", o, want)
@@ -50,6 +52,7 @@ func TestFlagsParse(t *testing.T) {
 		"--leader-elect", "--leader-election-id", "lease", "--leader-election-namespace", "kube-system",
 		"--metrics-bind-address", ":8080", "--health-probe-bind-address", "0", "--server-version", "v1.31.4",
 		"--leader-election-lease-duration", "4s", "--leader-election-renew-deadline", "3s", "--leader-election-retry-period", "500ms",
+		"--feature-gates", "PreparingUpdateAsUpdate=true, InPlaceUpdateEnvFromMetadata=false", "--feature-gates", "CloneSetShortHash=true",
 	}, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
@@ -59,6 +62,7 @@ func TestFlagsParse(t *testing.T) {
 		leaderElect: true, leaderElectionID: "lease", leaderElectionNamespace: "kube-system",
 		leaseDuration: 4 * time.Second, renewDeadline: 3 * time.Second, retryPeriod: 500 * time.Millisecond,
 		metricsBindAddress: ":8080", healthProbeBindAddress: "0", serverVersion: "v1.31.4",
+		gates: model.FeatureGates{PreparingUpdateAsUpdate: true, CloneSetShortHash: true},
 	}
 	if o != want {
 		t.Errorf("parsed %+v, want %+v", o, want)
@@ -80,6 +84,9 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"--leader-election-lease-duration", "5s", "--leader-election-renew-deadline", "5s"}, "want lease duration > renew deadline"},
 		{[]string{"--leader-election-retry-period", "0s"}, "want lease duration > renew deadline > retry period > 0"},
 		{[]string{"--server-version", "latest"}, "--server-version"},
+		{[]string{"--feature-gates", "NoSuchGate=true"}, "NoSuchGate"},
+		{[]string{"--feature-gates", "CloneSetShortHash"}, "want Name=true or Name=false"},
+		{[]string{"--feature-gates", "CloneSetShortHash=yes"}, "true or false"},
 		{[]string{"--no-such-flag"}, "no-such-flag"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 	} {
@@ -100,7 +107,7 @@ func TestHelpListsEveryFlag(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range []string{"kubeconfig", "namespace", "cloneset-version", "workers", "leader-elect", "leader-election-id",
-		"leader-election-namespace", "metrics-bind-address", "health-probe-bind-address", "dry-run", "server-version"} {
+		"leader-election-namespace", "metrics-bind-address", "health-probe-bind-address", "dry-run", "server-version", "feature-gates"} {
 		if !strings.Contains(stdout.String(), "-"+f+" ") && !strings.Contains(stdout.String(), "-"+f+"\n") {
 			t.Errorf("-h does not list --%s:\n%s", f, stdout.String())
 		}
