@@ -98,8 +98,9 @@ func TestKruiseCloneSetSpecs(t *testing.T) {
 	start := time.Now()
 	cp := controlplane.StartForTest(t, controlplane.Options{
 		Nodes: 4, Zones: 2,
-		Stages: Stages(),
-		LogDir: filepath.Join(reportDir, "logs"),
+		Stages:       Stages(),
+		ImageAliases: ImageAliases,
+		LogDir:       filepath.Join(reportDir, "logs"),
 	})
 	t.Logf("control plane up in %s", time.Since(start).Round(time.Millisecond))
 	installDefinitions(t, cp)
@@ -112,7 +113,8 @@ func TestKruiseCloneSetSpecs(t *testing.T) {
 	go func() { defer actors.Done(); Provision(ctx, cp.Clientset(), report) }()
 
 	controller, err := cp.StartProcess("clonesetcontroller", controllerBinary,
-		"--kubeconfig", cp.KubeconfigPath(), "--workers", strconv.Itoa(procs), "--health-probe-bind-address", "0")
+		"--kubeconfig", cp.KubeconfigPath(), "--workers", strconv.Itoa(procs), "--health-probe-bind-address", "0",
+		"--feature-gates", FeatureGates)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,3 +5,20 @@ package kruisee2e
 func Stages() []string {
 	return nil
 }
+
+// ImageAliases are the tags of the suite's images that name one image in
+// their registry: the suite's "in-place update images with the same
+// imageID" specs update nginx:alpine to nginx:mainline-alpine, two tags of
+// one image (mainline is nginx's default line), and expect the container
+// to restart with the same imageID.
+var ImageAliases = map[string]string{
+	"docker.io/library/nginx:mainline-alpine": "docker.io/library/nginx:alpine",
+}
+
+// FeatureGates is the controller's --feature-gates in the suite: kruise's
+// e2e installs kruise-manager with every alpha and beta gate on
+// (config/manager/manager.yaml of kruise v1.9.0:
+// --feature-gates=AllAlpha=true,AllBeta=true,...), so every gate of the
+// library is on.
+const FeatureGates = "CloneSetPartitionRollback=true,CloneSetShortHash=true,InPlaceUpdateEnvFromMetadata=true," +
+	"InPlaceWorkloadVerticalScaling=true,PreparingUpdateAsUpdate=true,RecreatePodWhenChangeVCTInCloneSetGate=true"
