@@ -111,6 +111,8 @@ func TestKruiseCloneSetSpecs(t *testing.T) {
 	report := func(err error) { t.Log(err) }
 	actors.Add(1)
 	go func() { defer actors.Done(); Provision(ctx, cp.Clientset(), report) }()
+	actors.Add(1)
+	go func() { defer actors.Done(); StandIns(ctx, cp.Clientset(), ImageAliases, report) }()
 
 	controller, err := cp.StartProcess("clonesetcontroller", controllerBinary,
 		"--kubeconfig", cp.KubeconfigPath(), "--workers", strconv.Itoa(procs), "--health-probe-bind-address", "0",
