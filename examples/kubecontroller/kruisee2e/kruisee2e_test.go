@@ -16,9 +16,12 @@ import (
 	"github.com/clonecore/cloneset/examples/kubecontroller/crd"
 	"github.com/go-logr/logr"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/yaml"
 )
 
 // The environment the test reads (scripts/kruise-e2e.sh sets it).
@@ -38,6 +41,15 @@ const (
 	// EnvReportDir, when set, receives ginkgo's JSON report and the logs
 	// of the control plane, the controller and the suite.
 	EnvReportDir = "CLONESET_KRUISE_E2E_REPORT_DIR"
+	// EnvPeer, when set, is the path of the peer module's
+	// kruise-cloneset-controller: the specs then run against kruise's own
+	// CloneSet controller (no webhooks) instead of clonesetcontroller, on
+	// kruise's CustomResourceDefinitions from EnvKruiseCRDs. It checks the
+	// harness and the stand-ins against the real thing.
+	EnvPeer = "CLONESET_KRUISE_E2E_PEER"
+	// EnvKruiseCRDs is kruise's config/crd/bases directory (the peer
+	// module's copy of github.com/openkruise/kruise@v1.9.0).
+	EnvKruiseCRDs = "CLONESET_KRUISE_E2E_KRUISE_CRDS"
 )
 
 // controllerBinary is the controller built by TestMain.
@@ -103,7 +115,12 @@ func TestKruiseCloneSetSpecs(t *testing.T) {
 		LogDir:       filepath.Join(reportDir, "logs"),
 	})
 	t.Logf("control plane up in %s", time.Since(start).Round(time.Millisecond))
-	installDefinitions(t, cp)
+	peer := os.Getenv(EnvPeer)
+	if peer == "" {
+		installDefinitions(t, cp)
+	} else {
+		installKruiseDefinitions(t, cp, os.Getenv(EnvKruiseCRDs))
+	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	var actors sync.WaitGroup
@@ -114,9 +131,15 @@ func TestKruiseCloneSetSpecs(t *testing.T) {
 	actors.Add(1)
 	go func() { defer actors.Done(); StandIns(ctx, cp.Clientset(), ImageAliases, report) }()
 
-	controller, err := cp.StartProcess("clonesetcontroller", controllerBinary,
+	name, path, args := "clonesetcontroller", controllerBinary, []string{
 		"--kubeconfig", cp.KubeconfigPath(), "--workers", strconv.Itoa(procs), "--health-probe-bind-address", "0",
-		"--feature-gates", FeatureGates)
+		"--feature-gates", FeatureGates}
+	if peer != "" {
+		name, path, args = "kruise-cloneset-controller", peer, []string{
+			"--kubeconfig", cp.KubeconfigPath(), "--cloneset-workers", strconv.Itoa(procs), "--kube-api-qps", "-1",
+			"--feature-gates", KruiseFeatureGates}
+	}
+	controller, err := cp.StartProcess(name, path, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +147,7 @@ func TestKruiseCloneSetSpecs(t *testing.T) {
 	waitLog(t, controller, "Starting workers", time.Minute)
 
 	jsonReport := filepath.Join(reportDir, "ginkgo-report.json")
-	args := []string{
+	args = []string{
 		"--procs=" + strconv.Itoa(procs),
 		"--label-filter=" + LabelFilter,
 		"--json-report=" + jsonReport,
@@ -186,6 +209,43 @@ func installDefinitions(t *testing.T, cp *controlplane.ControlPlane) {
 	}
 	if err := crd.Install(t.Context(), c); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// installKruiseDefinitions installs kruise's own CloneSet and ImagePullJob
+// definitions from dir (kruise's config/crd/bases), for kruise's controller.
+func installKruiseDefinitions(t *testing.T, cp *controlplane.ControlPlane, dir string) {
+	t.Helper()
+	if dir == "" {
+		t.Fatalf("%s is set: set %s too", EnvPeer, EnvKruiseCRDs)
+	}
+	client, err := apiextensionsclient.NewForConfig(cp.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range []string{"apps.kruise.io_clonesets.yaml", "apps.kruise.io_imagepulljobs.yaml", "apps.kruise.io_nodeimages.yaml"} {
+		data, err := os.ReadFile(filepath.Join(dir, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var def apiextensionsv1.CustomResourceDefinition
+		if err := yaml.UnmarshalStrict(data, &def); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		if _, err := client.ApiextensionsV1().CustomResourceDefinitions().Create(t.Context(), &def, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		_, err := cp.Clientset().Discovery().ServerResourcesForGroupVersion("apps.kruise.io/v1beta1")
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("kruise's definitions are not served: %v", err)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
 

@@ -22,3 +22,9 @@ var ImageAliases = map[string]string{
 // library is on.
 const FeatureGates = "CloneSetPartitionRollback=true,CloneSetShortHash=true,InPlaceUpdateEnvFromMetadata=true," +
 	"InPlaceWorkloadVerticalScaling=true,PreparingUpdateAsUpdate=true,RecreatePodWhenChangeVCTInCloneSetGate=true"
+
+// KruiseFeatureGates is kruise's own controller's --feature-gates in the
+// suite (EnvPeer): the gates of kruise's e2e that matter to its CloneSet
+// controller without a node agent or webhooks.
+const KruiseFeatureGates = "CloneSetPartitionRollback=true,CloneSetShortHash=true,PreparingUpdateAsUpdate=true," +
+	"RecreatePodWhenChangeVCTInCloneSetGate=true,InPlaceWorkloadVerticalScaling=true"
