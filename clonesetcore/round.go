@@ -347,7 +347,7 @@ func (r *round) computeBudgets() {
 func (r *round) noteTolerated() {
 	errs := model.Validate(r.cs, r.s.Pods)
 	for _, e := range errs {
-		if model.IsRequestAboveLimit(e.Rule) {
+		if model.IsToleratedWhenStored(e.Rule) {
 			r.notes.add("the webhook would reject this CloneSet (%s: %s); planning it anyway, as the controller does: it builds the revision and the pods of such a template", e.Path, e.Message)
 		}
 	}

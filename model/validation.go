@@ -30,6 +30,27 @@ const (
 	ErrorTypeNotFound ErrorType = "Not found"
 )
 
+// CauseType is the type's name in an API status (metav1.CauseType, the
+// value of k8s.io/apimachinery's field.ErrorType): "FieldValueInvalid",
+// "FieldValueRequired", ...; "" for a type it does not know.
+func (t ErrorType) CauseType() string {
+	switch t {
+	case ErrorTypeInvalid:
+		return "FieldValueInvalid"
+	case ErrorTypeRequired:
+		return "FieldValueRequired"
+	case ErrorTypeForbidden:
+		return "FieldValueForbidden"
+	case ErrorTypeNotSupported:
+		return "FieldValueNotSupported"
+	case ErrorTypeDuplicate:
+		return "FieldValueDuplicate"
+	case ErrorTypeNotFound:
+		return "FieldValueNotFound"
+	}
+	return ""
+}
+
 // FieldError is one validation failure: the field path (for example
 // "spec.updateStrategy.maxUnavailable"), its type, the offending value and the
 // message of the upstream webhook.
@@ -162,7 +183,8 @@ func Validate(cs *CloneSet, pods []*Pod) FieldErrors {
 // stored object until the controller drops them after the pod is gone
 // (docs/spec/scale-and-budgets.md 6.7). A name of a pod that belongs to another controller
 // is still an error. A container request above its limit (A6-requests,
-// B6-requests: IsRequestAboveLimit) is accepted: the controller plans such
+// B6-requests) and a resizePolicy on an init container (A6-initResize,
+// B6-initResize: IsToleratedWhenStored) are accepted: the controller plans such
 // objects as any other. Scenario loading uses this rule set.
 func ValidateStored(cs *CloneSet, pods []*Pod) FieldErrors {
 	return validate(nil, cs, pods, true)
@@ -193,7 +215,7 @@ func validate(old, cs *CloneSet, pods []*Pod, stored bool) FieldErrors {
 		errs = append(errs, errNotSupported("", "apiVersion", cs.APIVersion, APIVersionV1alpha1, APIVersionV1beta1))
 	}
 	if stored {
-		errs = slices.DeleteFunc(errs, func(e FieldError) bool { return IsRequestAboveLimit(e.Rule) })
+		errs = slices.DeleteFunc(errs, func(e FieldError) bool { return IsToleratedWhenStored(e.Rule) })
 	}
 	return errs
 }
@@ -205,6 +227,16 @@ func validate(old, cs *CloneSet, pods []*Pod, stored bool) FieldErrors {
 // such CloneSets). ValidateStored tolerates it; the planner names it in a
 // note.
 func IsRequestAboveLimit(rule string) bool { return rule == "A6-requests" || rule == "B6-requests" }
+
+// IsToleratedWhenStored reports whether a rule id is one of the pod template
+// rules the webhook enforces but the controller builds revisions and pods
+// through, which ValidateStored therefore accepts: a request above its limit
+// (IsRequestAboveLimit) and a resizePolicy on an init container
+// (A6-initResize, B6-initResize; testdata/conformance-revnames 0011 and
+// 0032 record upstream's revisions of such CloneSets).
+func IsToleratedWhenStored(rule string) bool {
+	return IsRequestAboveLimit(rule) || rule == "A6-initResize" || rule == "B6-initResize"
+}
 
 // ValidateUpdate runs the update-only rules on a change from old to cs (both
 // defaulted): A19 (name, namespace and uid are immutable), A20 (only replicas,
@@ -676,6 +708,9 @@ func validatePodTemplate(t *PodTemplate, vcts []VolumeClaimTemplate, base, r6 st
 					}
 				}
 			}
+			if group.init && len(c.ResizePolicy) > 0 {
+				errs = append(errs, errInvalid(r6+"-initResize", cp+".resizePolicy", resizePolicyValue(c.ResizePolicy), "must not be set for init containers"))
+			}
 		}
 	}
 	for i, g := range s.ReadinessGates {
@@ -690,6 +725,15 @@ func validatePodTemplate(t *PodTemplate, vcts []VolumeClaimTemplate, base, r6 st
 	}
 
 	return errs
+}
+
+// resizePolicyValue renders a resizePolicy list as a bad value.
+func resizePolicyValue(l []ContainerResizePolicy) rawValue {
+	parts := make([]string, len(l))
+	for i, p := range l {
+		parts[i] = fmt.Sprintf("{resourceName:%s restartPolicy:%s}", p.ResourceName, p.RestartPolicy)
+	}
+	return rawValue("[" + strings.Join(parts, " ") + "]")
 }
 
 func validateResources(r ResourceRequirements, base, rule string) FieldErrors {
@@ -708,7 +752,7 @@ func validateResources(r ResourceRequirements, base, rule string) FieldErrors {
 	for _, name := range sortedKeys(r.Requests) {
 		req := r.Requests[name]
 		if lim, ok := r.Limits[name]; ok && req.Cmp(lim) > 0 {
-			errs = append(errs, errInvalid(rule+"-requests", fmt.Sprintf("%s.requests[%s]", base, name), req.String(), fmt.Sprintf("must be less than or equal to %s limit of %s", name, lim.String())))
+			errs = append(errs, errInvalid(rule+"-requests", base+".requests", req.String(), fmt.Sprintf("must be less than or equal to %s limit of %s", name, lim.String())))
 		}
 	}
 	return errs

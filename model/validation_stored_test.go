@@ -47,7 +47,8 @@ func TestValidateStoredA10(t *testing.T) {
 
 // TestValidateStoredToleratesOnlyRequestsAboveLimits: a stored object keeps
 // a request above its limit (A6-requests, B6-requests: upstream builds its
-// revision) and no other resources rule.
+// revision) and a resizePolicy on an init container (A6-initResize, B6-initResize)
+// and no other resources rule.
 func TestValidateStoredToleratesOnlyRequestsAboveLimits(t *testing.T) {
 	for _, v := range []string{APIVersionV1alpha1, APIVersionV1beta1} {
 		above := validCloneSet(v)
@@ -55,6 +56,14 @@ func TestValidateStoredToleratesOnlyRequestsAboveLimits(t *testing.T) {
 		above.Spec.Template.Spec.Containers[0].Resources.Limits = map[string]Quantity{"memory": MustParseQuantity("1Gi")}
 		if errs := ValidateStored(above, nil); len(errs) != 0 {
 			t.Errorf("%s: a request above its limit is refused in a stored object: %v", v, errs)
+		}
+		initResize := validCloneSet(v)
+		initResize.Spec.Template.Spec.InitContainers = []Container{{Name: "init", Image: "busybox", ResizePolicy: []ContainerResizePolicy{{ResourceName: "cpu", RestartPolicy: "NotRequired"}}}}
+		if errs := ValidateStored(initResize, nil); len(errs) != 0 {
+			t.Errorf("%s: a resizePolicy on an init container is refused in a stored object: %v", v, errs)
+		}
+		if errs := Validate(initResize, nil); len(errs) != 1 || !IsToleratedWhenStored(errs[0].Rule) {
+			t.Errorf("%s: the webhook's verdict on a resizePolicy on an init container: %v, want one tolerated error", v, errs)
 		}
 		negative := validCloneSet(v)
 		negative.Spec.Template.Spec.Containers[0].Resources.Requests = map[string]Quantity{"cpu": MustParseQuantity("-1")}

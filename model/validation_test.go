@@ -96,11 +96,17 @@ func TestValidateRules(t *testing.T) {
 		{"A6-requests request above limit", alpha(func(cs *CloneSet, _ *V1alpha1Fields) {
 			cs.Spec.Template.Spec.Containers[0].Resources.Requests = map[string]Quantity{"memory": MustParseQuantity("2Gi")}
 			cs.Spec.Template.Spec.Containers[0].Resources.Limits = map[string]Quantity{"memory": MustParseQuantity("1Gi")}
-		}), []string{"A6-requests"}, "spec.template.spec.containers[0].resources.requests[memory]", "less than or equal to memory limit"},
+		}), []string{"A6-requests"}, "spec.template.spec.containers[0].resources.requests", "less than or equal to memory limit"},
 		{"B6-requests request above limit", beta(func(cs *CloneSet, _ *RollingUpdateStrategy) {
 			cs.Spec.Template.Spec.Containers[0].Resources.Requests = map[string]Quantity{"memory": MustParseQuantity("2Gi")}
 			cs.Spec.Template.Spec.Containers[0].Resources.Limits = map[string]Quantity{"memory": MustParseQuantity("1Gi")}
-		}), []string{"B6-requests"}, "spec.template.spec.containers[0].resources.requests[memory]", "less than or equal to memory limit"},
+		}), []string{"B6-requests"}, "spec.template.spec.containers[0].resources.requests", "less than or equal to memory limit"},
+		{"A6-initResize resizePolicy on an init container", alpha(func(cs *CloneSet, _ *V1alpha1Fields) {
+			cs.Spec.Template.Spec.InitContainers = []Container{{Name: "init", Image: "busybox", ResizePolicy: []ContainerResizePolicy{{ResourceName: "cpu", RestartPolicy: "NotRequired"}}}}
+		}), []string{"A6-initResize"}, "spec.template.spec.initContainers[0].resizePolicy", "must not be set for init containers"},
+		{"B6-initResize the same in v1beta1", beta(func(cs *CloneSet, _ *RollingUpdateStrategy) {
+			cs.Spec.Template.Spec.InitContainers = []Container{{Name: "init", Image: "busybox", ResizePolicy: []ContainerResizePolicy{{ResourceName: "cpu", RestartPolicy: "NotRequired"}}}}
+		}), []string{"B6-initResize"}, "spec.template.spec.initContainers[0].resizePolicy", "must not be set for init containers"},
 		{"A6 topology key", alpha(func(cs *CloneSet, _ *V1alpha1Fields) {
 			cs.Spec.Template.Spec.TopologySpreadConstraints = []TopologySpreadConstraint{{}}
 		}), []string{"A6"}, "spec.template.spec.topologySpreadConstraints[0].topologyKey", "Required value"},

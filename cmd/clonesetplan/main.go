@@ -7,6 +7,8 @@
 //	clonesetplan plan     -f FILE [-f FILE ...] [-o json|yaml|text|requests|kubectl] [--server-version V] [--skip-budget-rule] [--cloneset NAME]
 //	clonesetplan rank     -f FILE [--for deletion|update] [-o json|yaml|text] [--skip-budget-rule] [--cloneset NAME]
 //	clonesetplan simulate -f FILE [--seed N] [--steps N] [--svg FILE] [-o json|yaml|text] [--skip-budget-rule] [--cloneset NAME]
+//	clonesetplan admit    -f FILE [--old FILE | --delete] [-o yaml|json] [--feature-gates G=true,...]
+//	clonesetplan convert  -f FILE --to v1alpha1|v1beta1 [-o yaml|json]
 //	clonesetplan version  [-o text|json]
 //
 // An input that holds several CloneSets (a namespace dump) is planned for each
@@ -108,6 +110,8 @@ Commands:
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
 	}
+	fmt.Fprintf(w, "  %-9s %s\n", "admit", "run kruise's admission webhooks on a CloneSet: defaults, verdict (admit -h)")
+	fmt.Fprintf(w, "  %-9s %s\n", "convert", "convert a CloneSet between apps.kruise.io/v1alpha1 and v1beta1 (convert -h)")
 	fmt.Fprintf(w, "  %-9s %s\n", "version", "print the module version, VCS revision and Go version")
 	fmt.Fprint(w, `
 Flags (all commands):
@@ -155,6 +159,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitOK
 	case "version":
 		return runVersion(args[1:], stdout, stderr)
+	case "admit":
+		return runAdmit(args[1:], stdin, stdout, stderr)
+	case "convert":
+		return runConvert(args[1:], stdin, stdout, stderr)
 	}
 	var cmd *command
 	for i := range commands {

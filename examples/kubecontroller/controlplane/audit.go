@@ -35,6 +35,30 @@ rules:
 - level: None
 `
 
+// AuditPolicyWritesAndServiceAccounts is AuditPolicyWrites plus every
+// request of a service account (group system:serviceaccounts), whatever its
+// verb and resource, at level Metadata and once per request: the requests
+// of a controller run with a service account's token, reads and refused
+// requests (403 Forbidden) included. The control plane's own components
+// authenticate with their users, not service accounts.
+const AuditPolicyWritesAndServiceAccounts = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+- level: Metadata
+  userGroups: [system:serviceaccounts]
+- level: Metadata
+  verbs: [create, update, patch, delete, deletecollection]
+  resources:
+  - group: ""
+    resources: [pods, pods/*, persistentvolumeclaims, persistentvolumeclaims/*]
+  - group: apps
+    resources: [controllerrevisions]
+  - group: apps.kruise.io
+    resources: [clonesets, clonesets/*]
+- level: None
+`
+
 // AuditEvent is one event of the audit log (audit.k8s.io/v1 Event, the
 // fields a test reads).
 type AuditEvent struct {

@@ -13,13 +13,11 @@ import (
 	"time"
 
 	"github.com/clonecore/cloneset/examples/kubecontroller/controlplane"
-	"github.com/clonecore/cloneset/examples/kubecontroller/crd"
+	"github.com/clonecore/cloneset/examples/kubecontroller/installtest"
 	"github.com/go-logr/logr"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/yaml"
 )
@@ -116,11 +114,6 @@ func TestKruiseCloneSetSpecs(t *testing.T) {
 	})
 	t.Logf("control plane up in %s", time.Since(start).Round(time.Millisecond))
 	peer := os.Getenv(EnvPeer)
-	if peer == "" {
-		installDefinitions(t, cp)
-	} else {
-		installKruiseDefinitions(t, cp, os.Getenv(EnvKruiseCRDs))
-	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	var actors sync.WaitGroup
@@ -131,23 +124,41 @@ func TestKruiseCloneSetSpecs(t *testing.T) {
 	actors.Add(1)
 	go func() { defer actors.Done(); StandIns(ctx, cp.Clientset(), ImageAliases, report) }()
 
-	name, path, args := "clonesetcontroller", controllerBinary, []string{
-		"--kubeconfig", cp.KubeconfigPath(), "--workers", strconv.Itoa(procs), "--health-probe-bind-address", "0",
-		"--feature-gates", FeatureGates}
-	if peer != "" {
-		name, path, args = "kruise-cloneset-controller", peer, []string{
+	var controller *controlplane.Process
+	if peer == "" {
+		// The system a user installs (config/: the CRD with its conversion
+		// webhook, the webhook configurations, the roles), the binary run
+		// as its service account with its webhooks, which kube-apiserver
+		// calls over TLS.
+		sys, err := installtest.Install(t.Context(), cp, controllerBinary)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = sys.Close() })
+		id, err := sys.ServiceAccount(t.Context(), installtest.Namespace, "clonesetcontroller")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := sys.StartController("clonesetcontroller", id, "--workers", strconv.Itoa(procs), "--feature-gates", FeatureGates)
+		if err != nil {
+			t.Fatal(err)
+		}
+		controller = c.Process
+	} else {
+		installKruiseDefinitions(t, cp, os.Getenv(EnvKruiseCRDs))
+		p, err := cp.StartProcess("kruise-cloneset-controller", peer,
 			"--kubeconfig", cp.KubeconfigPath(), "--cloneset-workers", strconv.Itoa(procs), "--kube-api-qps", "-1",
-			"--feature-gates", KruiseFeatureGates}
-	}
-	controller, err := cp.StartProcess(name, path, args...)
-	if err != nil {
-		t.Fatal(err)
+			"--feature-gates", KruiseFeatureGates)
+		if err != nil {
+			t.Fatal(err)
+		}
+		controller = p
 	}
 	t.Cleanup(func() { _ = controller.Stop() })
 	waitLog(t, controller, "Starting workers", time.Minute)
 
 	jsonReport := filepath.Join(reportDir, "ginkgo-report.json")
-	args = []string{
+	args := []string{
 		"--procs=" + strconv.Itoa(procs),
 		"--label-filter=" + LabelFilter,
 		"--json-report=" + jsonReport,
@@ -189,26 +200,6 @@ func TestKruiseCloneSetSpecs(t *testing.T) {
 	}
 	if controller.Exited() {
 		t.Errorf("the controller exited during the run; its log ends:\n%s", controller.LogTail(40))
-	}
-}
-
-// installDefinitions installs the CloneSet definition the controller
-// serves.
-func installDefinitions(t *testing.T, cp *controlplane.ControlPlane) {
-	t.Helper()
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	if err := apiextensionsv1.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	c, err := cp.Client(scheme)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := crd.Install(t.Context(), c); err != nil {
-		t.Fatal(err)
 	}
 }
 

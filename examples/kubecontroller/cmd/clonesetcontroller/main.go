@@ -4,7 +4,7 @@
 // and revisions they own, planning every round with the library and sending
 // the requests it builds.
 //
-// Install the CloneSet CustomResourceDefinition first (crd/clonesets.yaml),
+// Install the CloneSet CustomResourceDefinition first (config/manifests/),
 // then:
 //
 //	clonesetcontroller --kubeconfig ~/.kube/config
@@ -22,12 +22,15 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/clonecore/cloneset/admission"
 	"github.com/clonecore/cloneset/examples/kubecontroller"
+	"github.com/clonecore/cloneset/examples/kubecontroller/webhook"
 	"github.com/clonecore/cloneset/model"
 	"github.com/go-logr/logr"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -86,6 +89,24 @@ type options struct {
 	dryRun                  bool
 	serverVersion           string
 	gates                   model.FeatureGates
+	webhooks                webhookOptions
+}
+
+// webhookOptions are the settings of the webhook server.
+type webhookOptions struct {
+	enabled         bool
+	port            int
+	bindHost        string
+	certDir         string
+	namespace       string
+	serviceName     string
+	secretName      string
+	urlHost         string
+	caValidity      time.Duration
+	servingValidity time.Duration
+	// featureGates are OpenKruise's feature gates of the CloneSet
+	// webhooks (comparable: the parsed form is made at run).
+	featureGates string
 }
 
 // The defaults of the flags that have one.
@@ -126,10 +147,21 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	fs.DurationVar(&o.retryPeriod, "leader-election-retry-period", defaultRetryPeriod, "how often the replicas try to take or renew the Lease")
 	fs.StringVar(&o.metricsBindAddress, "metrics-bind-address", defaultMetricsAddress, `the address of the Prometheus metrics endpoint ("0" disables it), e.g. ":8080"`)
 	fs.StringVar(&o.healthProbeBindAddress, "health-probe-bind-address", defaultHealthAddress, `the address of the /healthz and /readyz endpoints ("0" disables them)`)
-	o.gates = model.DefaultFeatureGates()
-	fs.Var(gatesFlag{&o.gates}, "feature-gates", "feature gates as OpenKruise spells them, Name=true|false separated by commas, e.g. PreparingUpdateAsUpdate=true (known: "+strings.Join(model.KnownFeatureGates(), ", ")+"; default: OpenKruise's defaults)")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "plan and log the requests of every round, send none (no write at all, status and events included)")
 	fs.StringVar(&o.serverVersion, "server-version", "", "the API server's version the requests are built for, e.g. v1.31.4 (default: read from the server at start)")
+	w := &o.webhooks
+	fs.BoolVar(&w.enabled, "enable-webhooks", true, "serve the CloneSet mutating, validating and conversion webhooks and the pod webhook (false: they are served elsewhere; default false with --dry-run)")
+	fs.IntVar(&w.port, "webhook-port", webhook.DefaultPort, "the port the webhook server listens on")
+	fs.StringVar(&w.bindHost, "webhook-bind-host", "", "the address the webhook server listens on (default: every address)")
+	fs.StringVar(&w.certDir, "webhook-cert-dir", "", "a directory holding the serving certificate and key (tls.crt, tls.key), reloaded when they change; the issuer puts its CA in the webhook configurations and the CRD (default: the binary manages a CA and a serving certificate in a Secret and writes the CA there itself)")
+	fs.StringVar(&w.namespace, "webhook-namespace", "", "the namespace of the webhook Service and of the Secret of the self-managed certificates (default: $POD_NAMESPACE, else the pod's own)")
+	fs.StringVar(&w.serviceName, "webhook-service-name", webhook.DefaultServiceName, "the Service the API server reaches the webhooks through")
+	fs.StringVar(&w.secretName, "webhook-secret-name", webhook.DefaultSecretName, "the Secret of the self-managed certificates")
+	fs.StringVar(&w.urlHost, "webhook-url-host", "", `"host" or "host:port" the API server calls the webhooks at instead of the Service (a binary outside the cluster); the self-managed certificate is issued for that host`)
+	fs.DurationVar(&w.caValidity, "webhook-ca-validity", webhook.DefaultCAValidity, "how long a self-managed CA is valid (renewed after two thirds)")
+	fs.DurationVar(&w.servingValidity, "webhook-cert-validity", webhook.DefaultServingValidity, "how long a self-managed serving certificate is valid (renewed after two thirds)")
+	o.gates = model.DefaultFeatureGates()
+	fs.Var(gatesFlag{&o.gates, &w.featureGates}, "feature-gates", "OpenKruise's feature gates, Name=true|false separated by commas, as its flag takes them: those of the controller ("+strings.Join(model.KnownFeatureGates(), ", ")+") and those that change the CloneSet webhooks, e.g. ResourcesDeletionProtection=true (default: OpenKruise's defaults)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			printUsage(fs, stdout)
@@ -160,15 +192,24 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 			return o, usageError("--server-version %q: want a Kubernetes version such as v1.31.4", o.serverVersion)
 		}
 	}
+	if err := checkWebhookFlags(fs, &o); err != nil {
+		return o, err
+	}
 	return o, nil
 }
 
-// gatesFlag is --feature-gates: Name=bool pairs separated by commas, each
-// applied in turn to the gates (a later pair wins).
-type gatesFlag struct{ gates *model.FeatureGates }
+// gatesFlag is --feature-gates: Name=bool pairs separated by commas, as
+// OpenKruise's flag takes them. A gate of the controller (the library's
+// model.KnownFeatureGates) switches gates; a gate that changes the CloneSet
+// webhooks (package admission) goes to webhook, which the webhook server
+// parses; a name that is neither is an error. A later pair wins.
+type gatesFlag struct {
+	gates   *model.FeatureGates
+	webhook *string
+}
 
 func (f gatesFlag) String() string {
-	if f.gates == nil {
+	if f.gates == nil || f.webhook == nil {
 		return ""
 	}
 	var on []string
@@ -177,6 +218,9 @@ func (f gatesFlag) String() string {
 		if err := off.Set(name, false); err == nil && off != *f.gates {
 			on = append(on, name+"=true")
 		}
+	}
+	if *f.webhook != "" {
+		on = append(on, *f.webhook)
 	}
 	return strings.Join(on, ",")
 }
@@ -191,13 +235,57 @@ func (f gatesFlag) Set(value string) error {
 		if !ok {
 			return fmt.Errorf("%q: want Name=true or Name=false", pair)
 		}
+		name = strings.TrimSpace(name)
 		on, err := strconv.ParseBool(strings.TrimSpace(text))
 		if err != nil {
 			return fmt.Errorf("%q: the value must be true or false", pair)
 		}
-		if err := f.gates.Set(strings.TrimSpace(name), on); err != nil {
-			return err
+		_, webhookErr := admission.ParseGates(pair)
+		controller := slices.Contains(model.KnownFeatureGates(), name)
+		if !controller && webhookErr != nil {
+			return fmt.Errorf("unknown feature gate %q (the controller's: %s; %v)", name, strings.Join(model.KnownFeatureGates(), ", "), webhookErr)
 		}
+		if controller {
+			if err := f.gates.Set(name, on); err != nil {
+				return err
+			}
+		}
+		if webhookErr == nil {
+			if *f.webhook != "" {
+				*f.webhook += ","
+			}
+			*f.webhook += name + "=" + strconv.FormatBool(on)
+		}
+	}
+	return nil
+}
+
+// checkWebhookFlags checks the webhook flags, and turns the webhooks off in
+// a dry run unless asked for.
+func checkWebhookFlags(fs *flag.FlagSet, o *options) error {
+	w := &o.webhooks
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if o.dryRun && !set["enable-webhooks"] {
+		w.enabled = false
+	}
+	if !w.enabled {
+		return nil
+	}
+	if o.dryRun && w.certDir == "" {
+		return usageError("--dry-run and --enable-webhooks: a dry run writes nothing, the self-managed certificates included; give --webhook-cert-dir")
+	}
+	if w.port < 1 || w.port > 65535 {
+		return usageError("--webhook-port %d: want 1 to 65535", w.port)
+	}
+	if w.caValidity <= 0 || w.servingValidity <= 0 {
+		return usageError("--webhook-ca-validity %s, --webhook-cert-validity %s: want both above 0", w.caValidity, w.servingValidity)
+	}
+	if w.serviceName == "" || w.secretName == "" {
+		return usageError("--webhook-service-name and --webhook-secret-name must not be empty")
+	}
+	if _, err := admission.ParseGates(w.featureGates); err != nil {
+		return usageError("--feature-gates: %v", err)
 	}
 	return nil
 }
@@ -245,11 +333,25 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		source = "the API server"
 	}
 	log.Info("starting", "apiServer", cfg.Host, "serverVersion", serverVersion, "serverVersionFrom", source,
-		"cloneSetVersion", o.cloneSetVersion, "namespace", o.namespace, "workers", o.workers, "dryRun", o.dryRun, "leaderElect", o.leaderElect)
+		"cloneSetVersion", o.cloneSetVersion, "namespace", o.namespace, "workers", o.workers, "dryRun", o.dryRun, "leaderElect", o.leaderElect,
+		"webhooks", o.webhooks.enabled)
 
-	mgr, err := newManager(cfg, o, logger)
+	var hooks *webhook.Server
+	if o.webhooks.enabled {
+		if hooks, err = newWebhookServer(cfg, o.webhooks, logger); err != nil {
+			return err
+		}
+	}
+	mgr, err := newManager(cfg, o, logger, hooks)
 	if err != nil {
 		return err
+	}
+	if hooks != nil {
+		rules := webhook.NewLibraryRules(mgr.GetAPIReader())
+		rules.Gates, _ = admission.ParseGates(o.webhooks.featureGates) // checked by parseFlags
+		if err := hooks.Setup(mgr, rules); err != nil {
+			return fmt.Errorf("set up the webhooks: %w", err)
+		}
 	}
 	var c client.Client = mgr.GetClient()
 	if o.dryRun {
@@ -265,6 +367,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if err := r.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up the controller: %w", err)
+	}
+	if !o.dryRun {
+		// The KruisePodReady gate the pod webhook injects (here or
+		// elsewhere) needs its first True.
+		if err := (&kubecontroller.PodReadinessReconciler{Client: c}).SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("set up the pod readiness reconciler: %w", err)
+		}
 	}
 	if err := mgr.Start(ctx); err != nil {
 		return fmt.Errorf("run the manager: %w", err)
@@ -336,16 +445,44 @@ func checkServed(dc discovery.ServerResourcesInterface, gvk schema.GroupVersionK
 			}
 		}
 	}
-	return fmt.Errorf("the API server does not serve %s %s: install the CloneSet CustomResourceDefinition (kubectl apply -f crd/clonesets.yaml)", gvk.GroupVersion(), gvk.Kind)
+	return fmt.Errorf("the API server does not serve %s %s: install the CloneSet CustomResourceDefinition (kubectl apply -f config/manifests/)", gvk.GroupVersion(), gvk.Kind)
 }
 
 // skipNameValidation lets a second run in one process register the
 // controller under the same name.
 var skipNameValidation = true
 
+// serviceAccountNamespace is where a pod finds its own namespace.
+const serviceAccountNamespace = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
+
+// newWebhookServer builds the webhook server of o: certificates from
+// o.certDir, or self-managed in the namespace of the flag, $POD_NAMESPACE
+// or the pod's own.
+func newWebhookServer(cfg *rest.Config, o webhookOptions, logger logr.Logger) (*webhook.Server, error) {
+	ns := o.namespace
+	if ns == "" {
+		ns = os.Getenv("POD_NAMESPACE")
+	}
+	if ns == "" {
+		if data, err := os.ReadFile(serviceAccountNamespace); err == nil {
+			ns = strings.TrimSpace(string(data))
+		}
+	}
+	if ns == "" && o.certDir == "" {
+		return nil, errors.New("the self-managed webhook certificates need a namespace for their Secret: give --webhook-namespace (or $POD_NAMESPACE), or --webhook-cert-dir, or --enable-webhooks=false")
+	}
+	return webhook.NewServer(cfg, webhook.Options{
+		Port: o.port, BindHost: o.bindHost, CertDir: o.certDir,
+		Namespace: ns, ServiceName: o.serviceName, SecretName: o.secretName, URLHost: o.urlHost,
+		CAValidity: o.caValidity, ServingValidity: o.servingValidity,
+		Log: logger,
+	})
+}
+
 // newManager builds the manager: the client's scheme, the cache (of one
-// namespace, or all), metrics, health probes and leader election.
-func newManager(cfg *rest.Config, o options, logger logr.Logger) (ctrl.Manager, error) {
+// namespace, or all), metrics, health probes, leader election and the
+// webhook server (when not nil).
+func newManager(cfg *rest.Config, o options, logger logr.Logger, hooks *webhook.Server) (ctrl.Manager, error) {
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
 		return nil, err
@@ -372,6 +509,9 @@ func newManager(cfg *rest.Config, o options, logger logr.Logger) (ctrl.Manager, 
 	}
 	if o.namespace != "" {
 		opts.Cache = cache.Options{DefaultNamespaces: map[string]cache.Config{o.namespace: {}}}
+	}
+	if hooks != nil {
+		opts.WebhookServer = hooks
 	}
 	mgr, err := ctrl.NewManager(cfg, opts)
 	if err != nil {
