@@ -12,6 +12,9 @@ import (
 // docs/spec/admission-and-conversion.md 4 says, with upstream's losses. An
 // object already in that version is returned as it is. obj is not changed.
 func Convert(obj *Object, to Version) (*Object, error) {
+	if err := obj.check(); err != nil {
+		return nil, err
+	}
 	if _, err := ParseVersion(string(to)); err != nil {
 		return nil, err
 	}
@@ -35,7 +38,7 @@ var strategyMembers = []string{"partition", "maxUnavailable", "maxSurge", "pause
 // converted starts the converted object: type meta, metadata and the shared
 // spec members copied, status copied (both versions' statuses are alike).
 func converted(src map[string]any, to Version) (tree, metadata, spec map[string]any) {
-	metadata = copyCanonical(src["metadata"]).(map[string]any)
+	metadata = copyTree(src["metadata"]).(map[string]any)
 	spec = map[string]any{}
 	srcSpec := src["spec"].(map[string]any)
 	copyMembers(spec, srcSpec, specMembers)
@@ -44,7 +47,7 @@ func converted(src map[string]any, to Version) (tree, metadata, spec map[string]
 		"apiVersion": to.APIVersion(),
 		"metadata":   metadata,
 		"spec":       spec,
-		"status":     copyCanonical(src["status"]),
+		"status":     copyTree(src["status"]),
 	}
 	return tree, metadata, spec
 }
@@ -54,7 +57,7 @@ func converted(src map[string]any, to Version) (tree, metadata, spec map[string]
 func copyMembers(dst, src map[string]any, names []string) {
 	for _, k := range names {
 		if v, ok := src[k]; ok {
-			dst[k] = copyCanonical(v)
+			dst[k] = copyTree(v)
 		}
 	}
 }

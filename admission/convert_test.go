@@ -8,13 +8,7 @@ import (
 // TestConvertToV1beta1: kruise's ConvertTo, one rule per case
 // (docs/spec/admission-and-conversion.md 4.1).
 func TestConvertToV1beta1(t *testing.T) {
-	for _, c := range []struct {
-		name     string
-		metadata string // extra metadata members
-		spec     string
-		path     []string
-		want     any
-	}{
+	checkConversions(t, V1alpha1, V1beta1, []conversionCase{
 		{"apiVersion", ``, ``, []string{"apiVersion"}, "apps.kruise.io/v1beta1"},
 		{"PVC reuse: absent disablePVCReuse is enablePVCReuse", ``, ``, []string{"spec", "scaleStrategy", "enablePVCReuse"}, true},
 		{"PVC reuse: disablePVCReuse", ``, `"scaleStrategy":{"disablePVCReuse":true}`, []string{"spec", "scaleStrategy", "enablePVCReuse"}, nil},
@@ -35,12 +29,29 @@ func TestConvertToV1beta1(t *testing.T) {
 		{"a parallelism annotation that is no integer stays a string", `"annotations":{"apps.kruise.io/image-predownload-parallelism":"50%"}`, ``,
 			[]string{"spec", "updateStrategy", "rollingUpdate", "inPlaceUpdateStrategy", "imagePreDownloadParallelism"}, "50%"},
 		{"the annotations stay", `"annotations":{"apps.kruise.io/image-predownload-parallelism":"5"}`, ``, []string{"metadata", "annotations", "apps.kruise.io/image-predownload-parallelism"}, "5"},
-	} {
-		doc := cloneSet(V1alpha1, c.spec)
+	})
+}
+
+// conversionCase is one rule of a conversion: a CloneSet with extra
+// metadata and spec members, and a member of its conversion.
+type conversionCase struct {
+	name     string
+	metadata string // extra metadata members
+	spec     string
+	path     []string
+	want     any
+}
+
+// checkConversions converts each case's CloneSet of version from to version
+// to and compares the member.
+func checkConversions(t *testing.T, from, to Version, cases []conversionCase) {
+	t.Helper()
+	for _, c := range cases {
+		doc := cloneSet(from, c.spec)
 		if c.metadata != "" {
 			doc = strings.Replace(doc, `"namespace":"default"`, `"namespace":"default",`+c.metadata, 1)
 		}
-		got, err := Convert(parse(t, doc), V1beta1)
+		got, err := Convert(parse(t, doc), to)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -53,13 +64,7 @@ func TestConvertToV1beta1(t *testing.T) {
 // TestConvertFromV1beta1: kruise's ConvertFrom, one rule per case
 // (docs/spec/admission-and-conversion.md 4.2).
 func TestConvertFromV1beta1(t *testing.T) {
-	for _, c := range []struct {
-		name     string
-		metadata string
-		spec     string
-		path     []string
-		want     any
-	}{
+	checkConversions(t, V1beta1, V1alpha1, []conversionCase{
 		{"apiVersion", ``, ``, []string{"apiVersion"}, "apps.kruise.io/v1alpha1"},
 		{"PVC reuse: absent enablePVCReuse is disablePVCReuse", ``, ``, []string{"spec", "scaleStrategy", "disablePVCReuse"}, true},
 		{"PVC reuse: enablePVCReuse", ``, `"scaleStrategy":{"enablePVCReuse":true}`, []string{"spec", "scaleStrategy", "disablePVCReuse"}, nil},
@@ -76,19 +81,7 @@ func TestConvertFromV1beta1(t *testing.T) {
 		{"annotations are overwritten, never removed", `"annotations":{"apps.kruise.io/image-predownload-parallelism":"1","apps.kruise.io/image-predownload-timeout-seconds":"5"}`, `"updateStrategy":{"rollingUpdate":{"inPlaceUpdateStrategy":{"imagePreDownloadParallelism":3}}}`,
 			[]string{"metadata", "annotations"}, map[string]any{"apps.kruise.io/image-predownload-parallelism": "3", "apps.kruise.io/image-predownload-timeout-seconds": "5"}},
 		{"the grace period stays in the spec", ``, `"updateStrategy":{"rollingUpdate":{"inPlaceUpdateStrategy":{"gracePeriodSeconds":10}}}`, []string{"spec", "updateStrategy", "inPlaceUpdateStrategy"}, map[string]any{"gracePeriodSeconds": "10"}},
-	} {
-		doc := cloneSet(V1beta1, c.spec)
-		if c.metadata != "" {
-			doc = strings.Replace(doc, `"namespace":"default"`, `"namespace":"default",`+c.metadata, 1)
-		}
-		got, err := Convert(parse(t, doc), V1alpha1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if v := at(t, got, c.path...); !equalJSON(v, c.want) {
-			t.Errorf("%s: %s = %v, want %v", c.name, strings.Join(c.path, "."), mustJSON(numbersAsText(v)), mustJSON(c.want))
-		}
-	}
+	})
 }
 
 // TestConvertKeepsItsInput: Convert returns a new object; its input is as

@@ -1,9 +1,7 @@
 package admission
 
 import (
-	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -85,11 +83,11 @@ func (g Gates) String() string {
 }
 
 // The template defaults: package podtemplate's core/v1 defaults of a pod
-// template and of a claim template, behind an indirection while they are
-// being written; until then the template and the claims are only encoded.
+// template and of a claim template (docs/spec/pod-template-defaults.md),
+// variables so that tests can see where they are applied.
 var (
-	defaultPodTemplate   = func(t map[string]any) (map[string]any, error) { return podtemplate.Encode(t) }
-	defaultClaimTemplate = func(c map[string]any) (map[string]any, error) { return c, nil }
+	defaultPodTemplate   = podtemplate.Default
+	defaultClaimTemplate = podtemplate.DefaultClaimTemplate
 )
 
 // Default is kruise's mutating webhook on a create (old nil) or an update
@@ -99,13 +97,26 @@ var (
 // templates, which an update gets only when its template differs from
 // old's. obj and old must be of the same version; obj is not changed.
 func Default(obj, old *Object, gates Gates) (*Object, error) {
-	if obj == nil {
-		return nil, errors.New("admission: Default: no object")
+	out, _, err := defaultObject(obj, old, gates)
+	return out, err
+}
+
+// defaultObject is Default, and whether the template defaults rewrote how
+// a quantity holds its value where its JSON stays the same (see
+// Request.Default).
+func defaultObject(obj, old *Object, gates Gates) (out *Object, rewrites bool, err error) {
+	if err := obj.check(); err != nil {
+		return nil, false, err
+	}
+	if old != nil {
+		if err := old.check(); err != nil {
+			return nil, false, err
+		}
 	}
 	if old != nil && old.version != obj.version {
-		return nil, fmt.Errorf("%s: the old object is %s, the object %s", obj, old.version.APIVersion(), obj.version.APIVersion())
+		return nil, false, fmt.Errorf("%s: the old object is %s, the object %s", obj, old.version.APIVersion(), obj.version.APIVersion())
 	}
-	tree := copyCanonical(obj.tree).(map[string]any)
+	tree := copyTree(obj.tree).(map[string]any)
 	spec := tree["spec"].(map[string]any)
 	if spec["replicas"] == nil {
 		spec["replicas"] = int64(model.DefaultReplicas)
@@ -113,9 +124,13 @@ func Default(obj, old *Object, gates Gates) (*Object, error) {
 	if spec["revisionHistoryLimit"] == nil {
 		spec["revisionHistoryLimit"] = int64(model.DefaultRevisionHistoryLimit)
 	}
-	if injectTemplateDefaults(obj, old, gates) {
-		if err := defaultTemplates(spec, gates); err != nil {
-			return nil, fmt.Errorf("%s: %w", obj, err)
+	inject, err := injectTemplateDefaults(obj, old, gates)
+	if err != nil {
+		return nil, false, fmt.Errorf("%s: spec.template: %w", obj, err)
+	}
+	if inject {
+		if rewrites, err = defaultTemplates(spec, obj, gates); err != nil {
+			return nil, false, fmt.Errorf("%s: %w", obj, err)
 		}
 	}
 	us := spec["updateStrategy"].(map[string]any)
@@ -139,49 +154,58 @@ func Default(obj, old *Object, gates Gates) (*Object, error) {
 			setBudgetDefaults(ru)
 		}
 	}
-	return &Object{version: obj.version, tree: tree}, nil
+	return &Object{version: obj.version, tree: tree}, rewrites, nil
 }
 
 // injectTemplateDefaults is the webhook's choice: never with
 // TemplateNoDefaults, always on a create, on an update when the typed
-// template differs from old's.
-func injectTemplateDefaults(obj, old *Object, gates Gates) bool {
+// template differs from old's as reflect.DeepEqual sees the Go values
+// (podtemplate.DecodedKey: an empty list against an absent one, a
+// quantity's spelling, a time's fraction of a second count, which the
+// typed encoding does not keep).
+func injectTemplateDefaults(obj, old *Object, gates Gates) (bool, error) {
 	if gates.TemplateNoDefaults {
-		return false
+		return false, nil
 	}
 	if old == nil {
-		return true
+		return true, nil
 	}
-	return !reflect.DeepEqual(obj.tree["spec"].(map[string]any)["template"], old.tree["spec"].(map[string]any)["template"])
+	key, err := podtemplate.DecodedKey(obj.templateAsRead())
+	if err != nil {
+		return false, err
+	}
+	oldKey, err := podtemplate.DecodedKey(old.templateAsRead())
+	return key != oldKey, err
 }
 
 // defaultTemplates injects the pod template's and the claim templates'
 // defaults into spec (kruise's SetDefaultPodSpec and the claims'
-// SetDefaults_PersistentVolumeClaim and resource lists).
-func defaultTemplates(spec map[string]any, gates Gates) error {
-	t, _ := spec["template"].(map[string]any)
-	t, err := defaultPodTemplate(t)
+// SetDefaults_PersistentVolumeClaim and resource lists), from obj's
+// templates as read (the rounding of quantities keeps the suffix family
+// read); rewrites says whether the rounding rewrote how a quantity holds
+// its value.
+func defaultTemplates(spec map[string]any, obj *Object, gates Gates) (rewrites bool, err error) {
+	read := obj.templateAsRead()
+	t, err := defaultPodTemplate(read)
 	if err != nil {
-		return fmt.Errorf("spec.template: %w", err)
+		return false, fmt.Errorf("spec.template: %w", err)
 	}
 	if gates.DefaultHostNetworkHostPortsInPodTemplates {
 		defaultHostNetworkPorts(t)
 	}
 	spec["template"] = t
+	rewrites = podtemplate.DefaultRewritesQuantities(read)
 	claims, _ := spec["volumeClaimTemplates"].([]any)
-	for i, c := range claims {
-		cm, _ := c.(map[string]any)
-		d, err := defaultClaimTemplate(cm)
+	for i := range claims {
+		read := obj.claimAsRead(i)
+		d, err := defaultClaimTemplate(read)
 		if err != nil {
-			return fmt.Errorf("spec.volumeClaimTemplates[%d]: %w", i, err)
+			return false, fmt.Errorf("spec.volumeClaimTemplates[%d]: %w", i, err)
 		}
-		out, _, err := reader{}.read(d, tPersistentVolumeClaim)
-		if err != nil {
-			return fmt.Errorf("spec.volumeClaimTemplates[%d]: the claim's defaults: %w", i, err)
-		}
-		claims[i] = out
+		claims[i] = d
+		rewrites = rewrites || podtemplate.DefaultClaimRewritesQuantities(read)
 	}
-	return nil
+	return rewrites, nil
 }
 
 // defaultHostNetworkPorts gives every container and init container port of
@@ -221,23 +245,4 @@ func setAbsent(m map[string]any, key string, v any) {
 	if m[key] == nil {
 		m[key] = v
 	}
-}
-
-// copyCanonical deep-copies a canonical tree as it is.
-func copyCanonical(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = copyCanonical(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = copyCanonical(e)
-		}
-		return out
-	}
-	return v
 }

@@ -88,7 +88,7 @@ func withMarkedTemplates(t *testing.T) {
 		return out, nil
 	}
 	defaultClaimTemplate = func(c map[string]any) (map[string]any, error) {
-		out := copyCanonical(c).(map[string]any)
+		out := copyTree(c).(map[string]any)
 		out["status"] = map[string]any{"phase": "Pending"}
 		return out, nil
 	}

@@ -9,10 +9,11 @@
 // An Object is a CloneSet as kruise's Go types of its version hold it:
 // Parse (JSON) and FromTree (a JSON-like tree, such as a client library's
 // unstructured object) read it with the types' rules (an unknown member is
-// dropped, a value of the wrong type is a *DecodeError naming the field);
-// MarshalJSON writes it as encoding/json writes the typed object, members in
-// Go field order. The pod template is package podtemplate's typed encoding,
-// the claim templates are PersistentVolumeClaims.
+// dropped, and UnknownFields lists it as the API server warns about it; a
+// value of the wrong type is a *DecodeError naming the field); MarshalJSON
+// writes it as encoding/json writes the typed object, members in Go field
+// order. The pod template and the claim templates (PersistentVolumeClaims)
+// are package podtemplate's typed encodings.
 //
 // A webhook server hands each admission request to a Request, whose Default
 // and Validate read the raw objects once; ConvertJSON serves a conversion

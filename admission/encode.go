@@ -132,6 +132,12 @@ func appendValue(dst []byte, v any, t *typeInfo) ([]byte, error) {
 			return nil, canonicalError(v, t)
 		}
 		return podtemplate.AppendJSON(dst, m)
+	case kindClaimTemplate:
+		m, ok := v.(map[string]any)
+		if !ok && v != nil {
+			return nil, canonicalError(v, t)
+		}
+		return podtemplate.AppendClaimJSON(dst, m)
 	}
 	return nil, fmt.Errorf("admission: type %s has no kind", t.name)
 }

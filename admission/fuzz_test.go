@@ -9,8 +9,9 @@ import (
 // FuzzAdmission: any bytes are either refused with an error or read; a read
 // CloneSet goes through the mutating webhook (create and update), the
 // validating webhook (create, update, delete) and both conversions without
-// a panic; the defaults are idempotent and deterministic, and every output
-// reads back as itself. The seeds are testdata/conformance-admission's
+// a panic; the defaults are idempotent and deterministic, every output
+// reads back as itself, and a v1beta1 object converted to v1alpha1 and back
+// is itself where upstream's conversion is lossless (losslessV1beta1). The seeds are testdata/conformance-admission's
 // worlds.
 func FuzzAdmission(f *testing.F) {
 	worlds, _ := filepath.Glob(filepath.Join(recordDir, "worlds", "*.json"))
@@ -55,6 +56,7 @@ func FuzzAdmission(f *testing.F) {
 					t.Fatalf("%s: Validate %s: %v", data, c.op, err)
 				}
 			}
+			converted := map[Version]*Object{}
 			for _, v := range []Version{V1alpha1, V1beta1} {
 				c, err := Convert(d, v)
 				if err != nil {
@@ -62,6 +64,18 @@ func FuzzAdmission(f *testing.F) {
 				}
 				if b := jsonOf(t, c); jsonOf(t, parse(t, b)) != b {
 					t.Fatalf("%s: the %s conversion reads back otherwise", data, v)
+				}
+				converted[v] = c
+			}
+			// Through v1alpha1 and back: itself where upstream is lossless.
+			hub := converted[V1beta1]
+			if losslessV1beta1(hub) {
+				back, err := Convert(converted[V1alpha1], V1beta1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if hub.version == V1beta1 && d.version == V1beta1 && jsonOf(t, back) != jsonOf(t, hub) {
+					t.Fatalf("%s: lost in a lossless round trip:\n%s\n%s", data, jsonOf(t, hub), jsonOf(t, back))
 				}
 			}
 		}

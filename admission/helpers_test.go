@@ -63,3 +63,9 @@ func cloneSet(version Version, spec string) string {
 	return `{"apiVersion":"` + version.APIVersion() + `","kind":"CloneSet","metadata":{"name":"web","namespace":"default"},` +
 		`"spec":{"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"c","image":"nginx:1.25"}]}}` + spec + `}}`
 }
+
+// mustJSON renders a value as JSON for messages.
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}

@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"math"
+	"slices"
+	"strings"
 
 	"github.com/clonecore/cloneset/manifest"
 	"github.com/clonecore/cloneset/model"
+	"github.com/clonecore/cloneset/podtemplate"
 )
 
 // Version is an API version of the CloneSet: V1alpha1 or V1beta1.
@@ -65,40 +66,84 @@ func (v Version) typeOf() *typeInfo {
 type Object struct {
 	version Version
 	// tree is the canonical tree: the typed encoding as generic values,
-	// only the members it writes; integers as int64 (the pod template's
-	// as float64, as package podtemplate encodes it); see reader.
+	// only the members it writes; integers as int64; see reader.
 	tree map[string]any
+	// unknown are the paths of the members the types dropped (see
+	// UnknownFields).
+	unknown []string
+	// asRead says that readTemplate and readClaims hold the pod template
+	// and the claim templates as read (the input's members, before the
+	// typed encoding): kruise's decoder holds more of them than their
+	// encoding keeps (a quantity's suffix family, an empty list...). An
+	// object Default or Convert made is read from its JSON, which is its
+	// tree.
+	asRead       bool
+	readTemplate map[string]any
+	readClaims   []any
 }
 
+// templateAsRead is the pod template as kruise's decoder read it: as read,
+// or the canonical tree's (what the JSON of an object Default or Convert
+// made reads back as).
+func (o *Object) templateAsRead() map[string]any {
+	if o.asRead {
+		return o.readTemplate
+	}
+	t, _ := o.tree["spec"].(map[string]any)["template"].(map[string]any)
+	return t
+}
+
+// claimAsRead is the i-th claim template as read (see templateAsRead).
+func (o *Object) claimAsRead(i int) map[string]any {
+	claims := o.readClaims
+	if !o.asRead {
+		claims, _ = o.tree["spec"].(map[string]any)["volumeClaimTemplates"].([]any)
+	}
+	if i >= len(claims) {
+		return nil
+	}
+	c, _ := podtemplate.ReadJSONValue(claims[i], false)
+	m, _ := c.(map[string]any)
+	return m
+}
+
+// UnknownFields are the paths of the members of the object as read that
+// its version's types do not know and dropped ("spec.updateStrategy.partition"
+// in v1beta1), members in the types' order and unknown ones sorted within
+// an object, outside the pod template and the claim
+// templates: the API server drops them too and warns about them
+// (kubectl's "unknown field" warnings), while the CloneSet's CRD keeps the
+// template's and claims' unknown members for the webhook to drop. Default
+// and Convert give objects without any.
+func (o *Object) UnknownFields() []string { return slices.Clone(o.unknown) }
+
 // Parse reads one CloneSet of either API version from JSON (an admission
-// request's object, or `kubectl get -o json`). A member the Go types refuse
-// is a *TypeError naming the object and the field; a missing or unknown
+// request's object, or `kubectl get -o json`), as kruise's decoder reads
+// those bytes (podtemplate.DecodeJSON: a managed fields entry's fieldsV1
+// keeps its text, a quantity written with a JSON escape is refused, a
+// member written twice is an error). A member the Go types refuse is a
+// *DecodeError naming the object and the field; a missing or unknown
 // apiVersion or kind is an error too.
 func Parse(data []byte) (*Object, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("CloneSet: not a JSON object: %v", err)
+	tree, err := podtemplate.DecodeJSON(data)
+	if err != nil {
+		return nil, fmt.Errorf("CloneSet: %v", err)
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("CloneSet: trailing data after the JSON object")
-	}
-	tree, ok := v.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("CloneSet: want a JSON object, got %s", describe(v))
-	}
-	return FromTree(tree)
+	return fromTree(tree, false)
 }
 
 // FromTree reads one CloneSet from a JSON-like tree (map[string]any,
 // []any, string, bool, nil, json.Number or Go numbers: what encoding/json
-// decodes, or a client library's unstructured object). The tree is only
-// read.
-func FromTree(tree map[string]any) (*Object, error) {
+// decodes, or a client library's unstructured object; json.RawMessage as
+// podtemplate.DecodeJSON gives it) as kruise's decoder reads the JSON that
+// encoding/json writes for the tree. The tree is only read.
+func FromTree(tree map[string]any) (*Object, error) { return fromTree(tree, true) }
+
+// fromTree reads a CloneSet from a tree; with keep it copies the templates
+// as read (the caller's tree may change later), else it keeps them.
+func fromTree(tree map[string]any, keep bool) (*Object, error) {
 	name := objectName(tree)
-	apiVersion, _ := tree["apiVersion"].(string)
-	kind, _ := tree["kind"].(string)
+	apiVersion, kind := stringMember(tree, "apiVersion"), stringMember(tree, "kind")
 	if apiVersion == "" || kind == "" {
 		return nil, fmt.Errorf("%s: apiVersion and kind are required (%s/v1alpha1 or %s/v1beta1, CloneSet)", name, group, group)
 	}
@@ -109,33 +154,53 @@ func FromTree(tree map[string]any) (*Object, error) {
 	if kind != kindCloneSet {
 		return nil, fmt.Errorf("%s: kind %q: want %s", name, kind, kindCloneSet)
 	}
-	out, _, err := reader{}.read(tree, v.typeOf())
+	var unknown []string
+	out, _, err := reader{unknown: &unknown}.read(tree, v.typeOf(), "")
 	if err != nil {
-		if e, ok := err.(*TypeError); ok {
-			return nil, &DecodeError{Object: name, TypeError: *e}
+		if e, ok := err.(*podtemplate.Error); ok {
+			return nil, &DecodeError{Object: name, Path: e.Path, Value: e.Value, Reason: e.Reason}
 		}
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return &Object{version: v, tree: out.(map[string]any)}, nil
+	o := &Object{version: v, tree: out.(map[string]any), unknown: unknown, asRead: true}
+	spec, _ := podtemplate.ReadJSONValue(tree["spec"], false)
+	template, _ := podtemplate.ReadJSONValue(member(spec, "template"), false)
+	claims, _ := podtemplate.ReadJSONValue(member(spec, "volumeClaimTemplates"), false)
+	o.readTemplate, _ = template.(map[string]any)
+	o.readClaims, _ = claims.([]any)
+	if keep {
+		o.readTemplate, _ = copyRead(o.readTemplate).(map[string]any)
+		o.readClaims, _ = copyRead(o.readClaims).([]any)
+	}
+	return o, nil
 }
 
-// DecodeError is a member of a CloneSet that the Go types refuse, with the
-// object it belongs to.
+// DecodeError is a member of a CloneSet that kruise's Go types refuse to
+// read (the webhook's decoder fails on it, and the webhook answers 400 Bad
+// Request): a value of the wrong JSON type, an integer out of range, a
+// quantity or a time that does not parse.
 type DecodeError struct {
 	// Object names the CloneSet: "CloneSet NAMESPACE/NAME" (or less when
 	// the metadata is missing).
 	Object string
-	TypeError
+	// Path is the member's field path, list indexes and map keys in
+	// brackets ("spec.replicas", "spec.template.spec.containers[0].ports[0].containerPort").
+	Path string
+	// Value is the offending value as JSON (shortened when long).
+	Value string
+	// Reason says what the typed field wants.
+	Reason string
 }
 
 // Error renders "CloneSet ns/name: path: value: reason".
-func (e *DecodeError) Error() string { return e.Object + ": " + e.TypeError.Error() }
+func (e *DecodeError) Error() string {
+	return e.Object + ": " + e.Path + ": " + e.Value + ": " + e.Reason
+}
 
 // objectName names a CloneSet tree in errors, from whatever metadata it has.
 func objectName(tree map[string]any) string {
 	md, _ := tree["metadata"].(map[string]any)
-	name, _ := md["name"].(string)
-	ns, _ := md["namespace"].(string)
+	name, ns := stringMember(md, "name"), stringMember(md, "namespace")
 	switch {
 	case name == "" && ns == "":
 		return "CloneSet"
@@ -143,6 +208,25 @@ func objectName(tree map[string]any) string {
 		return "CloneSet " + name
 	}
 	return "CloneSet " + ns + "/" + name
+}
+
+// stringMember is m[key] when it is a string ("" when not), a
+// json.RawMessage string read.
+func stringMember(m map[string]any, key string) string {
+	v, _ := podtemplate.ReadJSONValue(m[key], false)
+	s, _ := v.(string)
+	return s
+}
+
+// errNotRead is the error for an Object that Parse or FromTree did not make.
+var errNotRead = errors.New("admission: an Object that Parse or FromTree did not make")
+
+// check refuses a nil or zero Object (the operations need a read one).
+func (o *Object) check() error {
+	if o == nil || o.tree == nil {
+		return errNotRead
+	}
+	return nil
 }
 
 // Version is the object's API version.
@@ -170,13 +254,85 @@ func (o *Object) AppendJSON(dst []byte) ([]byte, error) {
 
 // Tree is a deep copy of the object as a JSON-like tree, the shape a client
 // library's unstructured object holds: map[string]any, []any, string, bool,
-// nil, int64 for integers (json.Number inside managed fields).
+// nil, int64 for integers; a managed fields entry's fieldsV1 as decoded
+// values, as apimachinery decodes JSON into an unstructured object (a
+// number without a point that fits int64 an int64, any other a float64, one
+// beyond float64 a json.Number).
 func (o *Object) Tree() map[string]any {
-	return copyTree(o.tree).(map[string]any)
+	return unstructured(o.tree).(map[string]any)
 }
 
-// copyTree deep-copies a canonical tree, with the pod template's float64
-// integers as int64.
+// unstructured is a deep copy of a canonical tree with its raw JSON
+// decoded (see Tree).
+func unstructured(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = unstructured(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = unstructured(e)
+		}
+		return out
+	case json.RawMessage:
+		dec := json.NewDecoder(bytes.NewReader(x))
+		dec.UseNumber()
+		var d any
+		if dec.Decode(&d) != nil {
+			return nil // never: the canonical tree holds valid JSON
+		}
+		return unstructured(d)
+	case json.Number:
+		if !strings.Contains(string(x), ".") {
+			if n, err := x.Int64(); err == nil {
+				return n
+			}
+		}
+		if f, err := x.Float64(); err == nil {
+			return f
+		}
+	}
+	return v
+}
+
+// member is m[key] when v is an object m.
+func member(v any, key string) any {
+	m, _ := v.(map[string]any)
+	return m[key]
+}
+
+// copyRead deep-copies a tree as read (json.RawMessage's bytes too).
+func copyRead(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		if x == nil {
+			return x
+		}
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = copyRead(e)
+		}
+		return out
+	case []any:
+		if x == nil {
+			return x
+		}
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = copyRead(e)
+		}
+		return out
+	case json.RawMessage:
+		return bytes.Clone(x)
+	}
+	return v
+}
+
+// copyTree deep-copies a canonical tree.
 func copyTree(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
@@ -191,10 +347,6 @@ func copyTree(v any) any {
 			out[i] = copyTree(e)
 		}
 		return out
-	case float64:
-		if x == math.Trunc(x) && math.Abs(x) < 1<<63 {
-			return int64(x)
-		}
 	}
 	return v
 }

@@ -117,3 +117,51 @@ func TestCloneSetModel(t *testing.T) {
 		t.Errorf("selector %+v", cs.Spec.Selector)
 	}
 }
+
+// TestZeroObject: an Object that Parse or FromTree did not make is an
+// error in every operation, never a panic.
+func TestZeroObject(t *testing.T) {
+	var zero Object
+	good := parse(t, cloneSet(V1beta1, ""))
+	for _, o := range []*Object{nil, &zero} {
+		if _, err := Default(o, nil, Gates{}); err == nil {
+			t.Error("Default: no error")
+		}
+		if _, err := Default(good, o, Gates{}); o != nil && err == nil {
+			t.Error("Default with a zero old object: no error")
+		}
+		if _, err := Convert(o, V1alpha1); err == nil {
+			t.Error("Convert: no error")
+		}
+		if _, err := Validate(Create, o, nil, Options{}); err == nil {
+			t.Error("Validate: no error")
+		}
+		if _, err := Validate(Delete, nil, o, Options{}); o != nil && err == nil {
+			t.Error("Validate DELETE: no error")
+		}
+	}
+	if _, err := zero.MarshalJSON(); err != nil {
+		t.Errorf("MarshalJSON: %v", err)
+	}
+	if _, err := zero.CloneSet(); err == nil {
+		t.Error("CloneSet: no error")
+	}
+}
+
+// TestUnknownFields: the members the types drop are listed by path, outside
+// the template and the claim templates (whose unknown members the CRD keeps
+// for the webhook to drop, without a warning).
+func TestUnknownFields(t *testing.T) {
+	o := parse(t, `{"apiVersion":"apps.kruise.io/v1alpha1","kind":"CloneSet","x":1,"metadata":{"name":"web","Labels":{}},
+	 "spec":{"updateStrategy":{"rollingUpdate":{"partition":1},"type":"ReCreate"},"scaleStrategy":{"enablePVCReuse":true},
+	  "template":{"spec":{"containers":[{"name":"c","x-unknown":1}]}},"volumeClaimTemplates":[{"metadata":{"name":"d"},"y":2}],
+	  "lifecycle":{"preDelete":{"labelsHandler":{},"z":true}}}}`)
+	want := []string{"metadata.Labels", "spec.scaleStrategy.enablePVCReuse", "spec.updateStrategy.rollingUpdate", "spec.lifecycle.preDelete.z", "x"}
+	if got := o.UnknownFields(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	d, err := Default(o, nil, Gates{})
+	if err != nil || len(d.UnknownFields()) != 0 {
+		t.Fatalf("the defaulted object: %v, %v", d.UnknownFields(), err)
+	}
+}

@@ -28,8 +28,12 @@ type Request struct {
 
 // Default is the mutating webhook on the request (CREATE or UPDATE): the
 // object as the webhook leaves it (its JSON: MarshalJSON), and whether the
-// defaults changed the typed object (upstream answers without a patch when
-// they did not). An error is the webhook's 400 Bad Request: an object its
+// defaults changed the typed object as reflect.DeepEqual sees it (upstream
+// answers without a patch when they did not, leaving the object as sent;
+// else with the patch from the object as sent to the typed JSON). A
+// rounding of the template's resource quantities that rewrites how a
+// quantity holds its value is a change even where the JSON stays the same
+// (podtemplate.DefaultRewritesQuantities). An error is the webhook's 400 Bad Request: an object its
 // Go types cannot read (a *DecodeError names the field), or objects of
 // another version.
 func (r Request) Default() (obj *Object, changed bool, err error) {
@@ -40,11 +44,11 @@ func (r Request) Default() (obj *Object, changed bool, err error) {
 	if err != nil {
 		return nil, false, err
 	}
-	out, err := Default(obj, old, r.Options.Gates)
+	out, rewrites, err := defaultObject(obj, old, r.Options.Gates)
 	if err != nil {
 		return nil, false, err
 	}
-	return out, !reflect.DeepEqual(out.tree, obj.tree), nil
+	return out, rewrites || !reflect.DeepEqual(out.tree, obj.tree), nil
 }
 
 // Validate is the validating webhook on the request: its refusals (none

@@ -4,47 +4,36 @@ package admission
 // them: a hand-written table, from reading kruise v1.9.0
 // (apis/apps/v1alpha1/cloneset_types.go, apis/apps/v1beta1/cloneset_types.go,
 // apis/apps/pub) and the Kubernetes types it is built with
-// (k8s.io/apimachinery and k8s.io/api v0.32: metav1.ObjectMeta,
-// metav1.LabelSelector, v1.PersistentVolumeClaim). Field order is the Go
-// field order, which is the order encoding/json writes; omitEmpty is the
-// omitempty option of the json tag. The pod template (v1.PodTemplateSpec) is
+// (k8s.io/apimachinery v0.32: metav1.ObjectMeta, whose zero
+// creationTimestamp is written as null, and metav1.LabelSelector). Field
+// order is the Go field order, which is the order encoding/json writes;
+// omitEmpty is the omitempty option of the json tag. The pod template
+// (v1.PodTemplateSpec) and the claim templates (v1.PersistentVolumeClaim) are
 // package podtemplate's (its table is generated from k8s.io/api).
 
-// kind is what a Go type is to encoding/json: how a JSON value decodes into
-// it and how it encodes again.
+// kind is what a Go type is to encoding/json, as in package podtemplate's
+// table (podtemplate/table.go says how each kind reads and writes), plus the
+// two kinds that package podtemplate reads and writes whole.
 type kind uint8
 
 // The kinds of the table.
 const (
-	// kindString is a Go string (named or not): JSON strings only.
 	kindString kind = iota + 1
-	// kindBool is a Go bool.
 	kindBool
-	// kindInt is a signed integer of bits bits: a JSON number written as an
-	// integer in range.
-	kindInt
-	// kindStruct is a Go struct: a JSON object of its fields (unknown
-	// members dropped, exact names only).
+	kindInt // bits: 32 or 64
 	kindStruct
-	// kindPointer is a pointer to elem: null or absent is nil.
 	kindPointer
-	// kindSlice is a slice of elem.
 	kindSlice
-	// kindMap is a map with string keys and elem values.
-	kindMap
-	// kindIntOrString is intstr.IntOrString: a JSON string stays a string,
-	// anything else must be a 32-bit integer.
+	kindMap // string keys
 	kindIntOrString
-	// kindQuantity is resource.Quantity, written in its canonical form.
 	kindQuantity
-	// kindTime is metav1.Time: null or an RFC 3339 string, written back in
-	// UTC to the second (null when zero: this apimachinery has no omitzero).
-	kindTime
-	// kindRawJSON is metav1.FieldsV1: any JSON value, kept as it is.
-	kindRawJSON
-	// kindPodTemplate is v1.PodTemplateSpec: read and written by package
-	// podtemplate.
+	kindTime    // metav1.Time; the zero time is written as null
+	kindRawJSON // metav1.FieldsV1
+	// kindPodTemplate is v1.PodTemplateSpec (podtemplate.Encode, AppendJSON).
 	kindPodTemplate
+	// kindClaimTemplate is v1.PersistentVolumeClaim
+	// (podtemplate.EncodeClaimTemplate, AppendClaimJSON).
+	kindClaimTemplate
 )
 
 // typeInfo is one Go type of the table.
@@ -96,6 +85,7 @@ var (
 	tTime        = &typeInfo{name: "v1.Time", kind: kindTime}
 	tFieldsV1    = &typeInfo{name: "v1.FieldsV1", kind: kindRawJSON}
 	tTemplate    = &typeInfo{name: "v1.PodTemplateSpec", kind: kindPodTemplate}
+	tClaim       = &typeInfo{name: "v1.PersistentVolumeClaim", kind: kindClaimTemplate}
 
 	tResourceList = mapOf(tQuantity)
 	tStringMap    = mapOf(tString)
@@ -145,56 +135,6 @@ var (
 			opt("values", tStrings),
 		))),
 	)
-)
-
-// k8s.io/api v0.32 core/v1: the PersistentVolumeClaim of volumeClaimTemplates.
-var tPersistentVolumeClaim = structType("v1.PersistentVolumeClaim",
-	opt("kind", tString),
-	opt("apiVersion", tString),
-	opt("metadata", tObjectMeta),
-	opt("spec", structType("v1.PersistentVolumeClaimSpec",
-		opt("accessModes", tStrings),
-		opt("selector", pointerTo(tLabelSelector)),
-		opt("resources", structType("v1.VolumeResourceRequirements",
-			opt("limits", tResourceList),
-			opt("requests", tResourceList),
-		)),
-		opt("volumeName", tString),
-		opt("storageClassName", pointerTo(tString)),
-		opt("volumeMode", pointerTo(tString)),
-		opt("dataSource", pointerTo(structType("v1.TypedLocalObjectReference",
-			field("apiGroup", pointerTo(tString)),
-			field("kind", tString),
-			field("name", tString),
-		))),
-		opt("dataSourceRef", pointerTo(structType("v1.TypedObjectReference",
-			field("apiGroup", pointerTo(tString)),
-			field("kind", tString),
-			field("name", tString),
-			opt("namespace", pointerTo(tString)),
-		))),
-		opt("volumeAttributesClassName", pointerTo(tString)),
-	)),
-	opt("status", structType("v1.PersistentVolumeClaimStatus",
-		opt("phase", tString),
-		opt("accessModes", tStrings),
-		opt("capacity", tResourceList),
-		opt("conditions", sliceOf(structType("v1.PersistentVolumeClaimCondition",
-			field("type", tString),
-			field("status", tString),
-			opt("lastProbeTime", tTime),
-			opt("lastTransitionTime", tTime),
-			opt("reason", tString),
-			opt("message", tString),
-		))),
-		opt("allocatedResources", tResourceList),
-		opt("allocatedResourceStatuses", tStringMap),
-		opt("currentVolumeAttributesClassName", pointerTo(tString)),
-		opt("modifyVolumeStatus", pointerTo(structType("v1.ModifyVolumeStatus",
-			opt("targetVolumeAttributesClassName", tString),
-			field("status", tString),
-		))),
-	)),
 )
 
 // kruise apis/apps/pub and the parts both versions share.
@@ -268,7 +208,7 @@ func cloneSetType(version string, scaleStrategy, updateStrategy *typeInfo) *type
 			opt("replicas", pointerTo(tInt32)),
 			field("selector", pointerTo(tLabelSelector)),
 			field("template", tTemplate),
-			opt("volumeClaimTemplates", sliceOf(tPersistentVolumeClaim)),
+			opt("volumeClaimTemplates", sliceOf(tClaim)),
 			opt("scaleStrategy", scaleStrategy),
 			opt("updateStrategy", updateStrategy),
 			opt("revisionHistoryLimit", pointerTo(tInt32)),

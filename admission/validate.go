@@ -55,6 +55,11 @@ const (
 // here. The error is for a request the webhook cannot judge (objects of two
 // versions, a missing object).
 func Validate(op Operation, obj, old *Object, opts Options) (FieldErrors, error) {
+	for _, o := range []*Object{obj, old} {
+		if o != nil && o.tree == nil {
+			return nil, errNotRead
+		}
+	}
 	switch op {
 	case Create:
 		if obj == nil {
@@ -138,7 +143,7 @@ func modelOf(o *Object) (*model.CloneSet, error) {
 func withTemplateDefaults(obj *Object, gates Gates) (*Object, error) {
 	spec := obj.tree["spec"].(map[string]any)
 	t, _ := spec["template"].(map[string]any)
-	d, err := defaultPodTemplate(copyCanonical(t).(map[string]any))
+	d, err := defaultPodTemplate(obj.templateAsRead()) // which does not change its input
 	if err != nil {
 		return nil, fmt.Errorf("%s: spec.template: %w", obj, err)
 	}

@@ -23,7 +23,6 @@ const (
 	kindRevision   = "ControllerRevision"
 	kindNode       = "Node"
 	kindList       = "List"
-	defaultNS      = "default"
 	maxListNesting = 8
 )
 
@@ -47,6 +46,24 @@ type Options struct {
 	//
 	// Deprecated: the budget rule is enforced unless SkipBudgetRule is set.
 	Strict bool
+
+	// Warn, when set, is called with each warning of the load, in input
+	// order: a member of an object (CloneSet, Pod, PersistentVolumeClaim,
+	// ControllerRevision, Node) that its API type, in its API version, does
+	// not have. The loader ignores such a member, as the API server drops it;
+	// kubectl warns about it. Without Warn (and StrictFields) members are not
+	// checked at all.
+	Warn func(Warning)
+
+	// StrictFields refuses an input with a member its object's API type does
+	// not have: the error names each one (file:line, object, field path), as
+	// kubectl's --validate=strict refuses it.
+	StrictFields bool
+
+	// Now, when set, is the clock of the scenarios read: it replaces the now
+	// of a Scenario document and the default, the newest timestamp of the
+	// objects (model.Scenario.NowFromObjects).
+	Now time.Time
 
 	// MaxInputBytes bounds the total size of the input; 0 means
 	// DefaultMaxInputBytes. A larger input is refused with an error naming
@@ -191,10 +208,15 @@ type located[T any] struct {
 }
 
 type loader struct {
-	opts    Options
-	budget  int
-	newest  time.Time
-	errs    []error
+	opts   Options
+	budget int
+	newest time.Time
+	errs   []error
+	// sources name the inputs read; seen counts the objects read by kind
+	// (every kind, List items included), for the message of an input
+	// without a CloneSet.
+	sources []string
+	seen    kindCounts
 	clone   []located[*model.CloneSet]
 	ignored []string // CloneSet or Scenario documents of an unknown apiVersion
 	scn     []located[*model.Scenario]
@@ -206,6 +228,10 @@ type loader struct {
 	// quantities are the quantities parsed so far, by text, shared by the
 	// documents' decoders.
 	quantities map[string]model.Quantity
+
+	// fields finds the unknown fields of the documents (nil: not checked,
+	// see Options.Warn and Options.StrictFields).
+	fields *fieldCheck
 }
 
 func (o Options) load(inputs []input) (*model.Scenario, error) {
@@ -225,7 +251,11 @@ func (o Options) read(inputs []input) (*loader, error) {
 	for _, in := range inputs {
 		l.budget += valuesPerByte * len(in.data)
 	}
+	if o.Warn != nil || o.StrictFields {
+		l.fields = &fieldCheck{budget: l.budget}
+	}
 	for _, in := range inputs {
+		l.sources = append(l.sources, in.source)
 		docs, err := parseStream(in)
 		if err == errJSONStream {
 			if l.jsonStream(in) {
@@ -240,6 +270,7 @@ func (o Options) read(inputs []input) (*loader, error) {
 			l.document(in.source, fmt.Sprintf("document %d", i+1), d, "", "", 0)
 		}
 	}
+	l.reportFields()
 	if len(l.errs) > 0 {
 		return nil, errors.Join(l.errs...)
 	}
@@ -330,6 +361,13 @@ func (l *loader) document(source, label string, root *yaml.Node, defAPI, defKind
 		return
 	}
 	loc := where(source, n)
+	isList := kind == kindList || (strings.HasSuffix(kind, kindList) && v.get("items").present())
+	if !isList {
+		l.seen.add(kind)
+	}
+	if l.fields != nil && !isList {
+		l.fields.document(n, apiVersion, kind, source, d.object)
+	}
 	needName := func() bool {
 		if name == "" && peekString(n, "metadata", "generateName") == "" {
 			d.errorf(n, "metadata.name", "required")
@@ -343,7 +381,7 @@ func (l *loader) document(source, label string, root *yaml.Node, defAPI, defKind
 	}
 
 	switch {
-	case kind == kindList || (strings.HasSuffix(kind, kindList) && v.get("items").present()):
+	case isList:
 		if nesting >= maxListNesting {
 			l.fail("%s: %s: lists nested more than %d levels deep", loc, label, maxListNesting)
 			return
@@ -427,35 +465,27 @@ func decodeScenario(v value) *model.Scenario {
 func (l *loader) assemble() (*model.Scenario, error) {
 	switch len(l.clone) {
 	case 0:
-		msg := "no CloneSet in the input (need exactly one apps.kruise.io/v1alpha1 or apps.kruise.io/v1beta1 CloneSet)"
-		if len(l.ignored) > 0 {
-			msg += "; ignored: " + strings.Join(l.ignored, "; ")
-		}
-		return nil, errors.New(msg)
+		return nil, l.noCloneSet()
 	case 1:
 	default:
 		var list []string
 		for _, c := range l.clone {
 			list = append(list, fmt.Sprintf("%s (%s)", objName(c.obj.Namespace, c.obj.Name), c.where))
 		}
-		return nil, fmt.Errorf("%d CloneSets in the input, need exactly one: %s", len(l.clone), strings.Join(list, ", "))
+		return nil, fmt.Errorf("%d CloneSets in the input, need exactly one: %s (LoadAll reads a stream of many)", len(l.clone), strings.Join(list, ", "))
 	}
 	if len(l.scn) > 1 {
 		return nil, fmt.Errorf("%d Scenario documents in the input, at most one is allowed: %s and %s", len(l.scn), l.scn[0].where, l.scn[1].where)
 	}
 
 	cs := l.clone[0].obj
-	if cs.Namespace == "" {
-		cs.Namespace = defaultNS
-	}
+	model.DefaultStored(cs)
 	l.inheritNamespace(cs.Namespace)
 
 	if err := l.duplicates(); err != nil {
 		return nil, err
 	}
 
-	model.SetDefaults(cs)
-	model.ConvertV1alpha1(cs)
 	if err := l.validate(l.clone[0], l.allPods()); err != nil {
 		return nil, err
 	}

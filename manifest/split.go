@@ -113,9 +113,7 @@ func (l *loader) assembleAll() ([]*model.Scenario, error) {
 
 	sets := append([]located[*model.CloneSet](nil), l.clone...)
 	for _, c := range sets {
-		if c.obj.Namespace == "" {
-			c.obj.Namespace = defaultNS
-		}
+		model.DefaultStored(c.obj)
 	}
 	sort.SliceStable(sets, func(i, j int) bool {
 		a, b := sets[i].obj, sets[j].obj
@@ -131,7 +129,7 @@ func (l *loader) assembleAll() ([]*model.Scenario, error) {
 	ns := sets[0].obj.Namespace
 	for _, c := range sets {
 		if c.obj.Namespace != ns {
-			ns = defaultNS
+			ns = model.DefaultNamespace
 			break
 		}
 	}
@@ -143,8 +141,6 @@ func (l *loader) assembleAll() ([]*model.Scenario, error) {
 	allPods := l.allPods()
 	var errs []error
 	for _, c := range sets {
-		model.SetDefaults(c.obj)
-		model.ConvertV1alpha1(c.obj)
 		if err := l.validate(c, allPods); err != nil {
 			errs = append(errs, err)
 		}
@@ -207,29 +203,32 @@ func (l *loader) allPods() []*model.Pod {
 	return pods
 }
 
-// validate applies the validating webhook's rules to a defaulted CloneSet;
-// each error points at the line of the offending field.
+// validate applies the validating webhook's rules to a CloneSet
+// model.DefaultStored prepared; each error points at the line of the
+// offending field.
 func (l *loader) validate(c located[*model.CloneSet], pods []*model.Pod) error {
 	cs := c.obj
 	var errs []error
-	for _, fe := range model.ValidateStored(cs, pods) {
-		if l.opts.SkipBudgetRule && (fe.Rule == "A17" || fe.Rule == "B17") {
-			continue
-		}
+	for _, fe := range (model.StoredOptions{SkipBudgetRule: l.opts.SkipBudgetRule}).Validate(cs, pods) {
 		errs = append(errs, fmt.Errorf("%s: CloneSet %s/%s: %s", where(c.src, nodeAt(c.node, fe.Path)), cs.Namespace, cs.Name, fe.Error()))
 	}
 	return errors.Join(errs...)
 }
 
 // settings is the scenario of the Scenario document (or the defaults), with
-// the stream's clock when the document sets none.
+// the clock of the Options, else the document's, else the stream's (the
+// newest timestamp of its objects).
 func (l *loader) settings() *model.Scenario {
 	scn := &model.Scenario{Gates: model.DefaultFeatureGates()}
 	if len(l.scn) == 1 {
 		scn = l.scn[0].obj
 	}
-	if scn.Now.IsZero() {
+	switch {
+	case !l.opts.Now.IsZero():
+		scn.Now = l.opts.Now
+	case scn.Now.IsZero():
 		scn.Now = l.newest
+		scn.NowFromObjects = !l.newest.IsZero()
 	}
 	return scn
 }

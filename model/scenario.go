@@ -86,9 +86,14 @@ type SetAside struct {
 type Scenario struct {
 	Description string
 	// Now is the planner's clock.
-	Now        time.Time
-	Gates      FeatureGates
-	Controller ControllerFlags
+	Now time.Time
+	// NowFromObjects is true when Now is not a clock anybody gave but the
+	// newest timestamp of the objects (package manifest's default when neither
+	// its Options.Now nor a Scenario document's now is set): plans and their
+	// text say so.
+	NowFromObjects bool
+	Gates          FeatureGates
+	Controller     ControllerFlags
 
 	CloneSet *CloneSet
 	// Pods are the pods that belong to the CloneSet: owned by it (through a

@@ -72,3 +72,37 @@ func TestValidateStoredToleratesOnlyRequestsAboveLimits(t *testing.T) {
 		}
 	}
 }
+
+// TestDefaultStoredAndStoredOptions: the one path of stored objects: the
+// namespace, the version's defaults and the v1alpha1 conversion, idempotent;
+// then ValidateStored, without the budget rule when it is skipped.
+func TestDefaultStoredAndStoredOptions(t *testing.T) {
+	for _, v := range []string{APIVersionV1alpha1, APIVersionV1beta1} {
+		cs := &CloneSet{APIVersion: v, Name: "web", Spec: CloneSetSpec{
+			Selector: &LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+			Template: PodTemplate{Labels: map[string]string{"app": "web"}, Spec: PodSpec{Containers: []Container{{Name: "c", Image: "nginx"}}}},
+		}}
+		zero := FromInt(0)
+		if v == APIVersionV1alpha1 {
+			cs.V1alpha1 = &V1alpha1Fields{UpdateStrategy: RollingUpdateStrategy{MaxUnavailable: &zero}}
+		} else {
+			cs.Spec.UpdateStrategy.RollingUpdate = &RollingUpdateStrategy{MaxUnavailable: &zero}
+		}
+		DefaultStored(cs)
+		if cs.Namespace != DefaultNamespace || cs.Spec.Replicas == nil || cs.Spec.UpdateStrategy.RollingUpdate == nil || cs.Spec.UpdateStrategy.RollingUpdate.Partition == nil {
+			t.Fatalf("%s: not prepared: %+v", v, cs)
+		}
+		before := *cs.Spec.UpdateStrategy.RollingUpdate
+		DefaultStored(cs)
+		if *cs.Spec.UpdateStrategy.RollingUpdate.Partition != *before.Partition || cs.Spec.UpdateStrategy.RollingUpdate.PodUpdatePolicy != before.PodUpdatePolicy {
+			t.Errorf("%s: not idempotent", v)
+		}
+		errs := StoredOptions{}.Validate(cs, nil)
+		if len(errs) != 1 || !IsBudgetRule(errs[0].Rule) {
+			t.Errorf("%s: %v, want the budget rule", v, errs)
+		}
+		if errs := (StoredOptions{SkipBudgetRule: true}).Validate(cs, nil); len(errs) != 0 {
+			t.Errorf("%s: skipped: %v", v, errs)
+		}
+	}
+}

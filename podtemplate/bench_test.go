@@ -46,3 +46,15 @@ func BenchmarkCheck(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDefault: the webhook's defaults of the same template (the typed
+// encoding and the defaults on it).
+func BenchmarkDefault(b *testing.B) {
+	tpl := benchTemplate(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Default(tpl); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

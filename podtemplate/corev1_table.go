@@ -3,9 +3,17 @@
 
 package podtemplate
 
-// corev1Types are the Go types of k8s.io/api reachable from v1.PodTemplateSpec, by
-// index (the first is the template itself): the shapes a pod template's
-// typed encoding knows.
+// The roots of the table: the index of the type each typed encoding starts from.
+const (
+	// podTemplateSpecType is the index of v1.PodTemplateSpec.
+	podTemplateSpecType = 0
+	// persistentVolumeClaimType is the index of v1.PersistentVolumeClaim.
+	persistentVolumeClaimType = 238
+)
+
+// corev1Types are the Go types of k8s.io/api reachable from the roots, by
+// index (v1.PodTemplateSpec, then v1.PersistentVolumeClaim): the shapes the typed encoding
+// of a pod template or a volume claim template knows.
 var corev1Types = [...]typeInfo{
 	0: {name: "v1.PodTemplateSpec", kind: kindStruct, fields: []fieldInfo{
 		{name: "metadata", typ: 1, omitEmpty: true},
@@ -889,4 +897,47 @@ var corev1Types = [...]typeInfo{
 		{name: "priority", typ: 26},
 	}},
 	237: {name: "[]v1.EvictionResponder", kind: kindSlice, elem: 236},
+	238: {name: "v1.PersistentVolumeClaim", kind: kindStruct, fields: []fieldInfo{
+		{name: "kind", typ: 2, omitEmpty: true},
+		{name: "apiVersion", typ: 2, omitEmpty: true},
+		{name: "metadata", typ: 1, omitEmpty: true},
+		{name: "spec", typ: 110, omitEmpty: true},
+		{name: "status", typ: 239, omitEmpty: true},
+	}},
+	239: {name: "v1.PersistentVolumeClaimStatus", kind: kindStruct, fields: []fieldInfo{
+		{name: "phase", typ: 2, omitEmpty: true},
+		{name: "accessModes", typ: 12, omitEmpty: true},
+		{name: "capacity", typ: 112, omitEmpty: true},
+		{name: "conditions", typ: 241, omitEmpty: true},
+		{name: "allocatedResources", typ: 112, omitEmpty: true},
+		{name: "allocatedResourceStatuses", typ: 7, omitEmpty: true},
+		{name: "currentVolumeAttributesClassName", typ: 20, omitEmpty: true},
+		{name: "modifyVolumeStatus", typ: 243, omitEmpty: true},
+		{name: "healthStatus", typ: 247, omitEmpty: true},
+	}},
+	240: {name: "v1.PersistentVolumeClaimCondition", kind: kindStruct, fields: []fieldInfo{
+		{name: "type", typ: 2},
+		{name: "status", typ: 2},
+		{name: "lastProbeTime", typ: 4, omitEmpty: true},
+		{name: "lastTransitionTime", typ: 4, omitEmpty: true},
+		{name: "reason", typ: 2, omitEmpty: true},
+		{name: "message", typ: 2, omitEmpty: true},
+	}},
+	241: {name: "[]v1.PersistentVolumeClaimCondition", kind: kindSlice, elem: 240},
+	242: {name: "v1.ModifyVolumeStatus", kind: kindStruct, fields: []fieldInfo{
+		{name: "targetVolumeAttributesClassName", typ: 2, omitEmpty: true},
+		{name: "status", typ: 2},
+	}},
+	243: {name: "*v1.ModifyVolumeStatus", kind: kindPointer, elem: 242},
+	244: {name: "v1.VolumeHealthStatus", kind: kindStruct, fields: []fieldInfo{
+		{name: "healthConditions", typ: 246, omitEmpty: true},
+		{name: "lastTransitionTime", typ: 4, omitEmpty: true},
+	}},
+	245: {name: "v1.VolumeHealthCondition", kind: kindStruct, fields: []fieldInfo{
+		{name: "status", typ: 2},
+		{name: "reason", typ: 2},
+		{name: "message", typ: 2, omitEmpty: true},
+	}},
+	246: {name: "[]v1.VolumeHealthCondition", kind: kindSlice, elem: 245},
+	247: {name: "*v1.VolumeHealthStatus", kind: kindPointer, elem: 244},
 }

@@ -32,6 +32,21 @@ type quantity struct {
 	exp    int64
 	format quantityFormat
 	text   string
+	// held is how resource.Quantity holds the value it parsed, which
+	// reflect.DeepEqual compares (see held).
+	held heldQuantity
+}
+
+// heldQuantity is how resource.Quantity holds a parsed value in its
+// unexported fields: on the 64-bit path an int64Amount (value, scale), on
+// the general path an inf.Dec (sign, unscaled digits, scale), besides the
+// format and the kept text (quantity's own fields).
+type heldQuantity struct {
+	dec      bool
+	value    int64  // int64Amount.value, signed
+	neg      bool   // the inf.Dec's sign
+	unscaled string // the inf.Dec's unscaled magnitude: digits, "e", zeros
+	scale    int64  // int64Amount.scale (a power of ten), or the inf.Dec's scale (its negation)
 }
 
 // CanonicalQuantity returns a resource quantity as the Kubernetes API types
@@ -73,7 +88,7 @@ func parseQuantity(str string) (quantity, error) {
 		return quantity{}, errQuantityFormat
 	}
 	if str == "0" {
-		return quantity{mant: new(big.Int), text: str}, nil
+		return quantity{mant: new(big.Int), text: str}, nil // held: int64Amount{0, 0}
 	}
 	sc, err := scanQuantity(str)
 	if err != nil {
@@ -200,6 +215,10 @@ func fastQuantity(str string, sc quantityScan, exponent int32, format quantityFo
 		return quantity{}, false, nil
 	}
 	q := newQuantity(sc.negative, new(big.Int).SetInt64(n*mult), int64(scale), format)
+	q.held = heldQuantity{value: n * mult, scale: int64(scale)}
+	if sc.negative {
+		q.held.value = -q.held.value
+	}
 	// Upstream keeps the text when it already looks canonical.
 	digits := sc.whole + sc.fraction
 	switch format {
@@ -303,19 +322,29 @@ func slowQuantity(sc quantityScan, base, exponent int32, format quantityFormat) 
 	}
 	q := newQuantity(sc.negative, mant, exp, format)
 	if q.mant.Sign() == 0 {
+		// Not rounded: the inf.Dec keeps the scale it was read with.
+		q.held = heldQuantity{dec: true, unscaled: "0", scale: -int64(len(frac))}
+		if base == 10 {
+			q.held.scale += int64(exponent)
+		}
 		return q, nil
 	}
-	if q.exp < -9 {
-		q.roundUpToNanos()
-	}
+	q.roundUp(-9)
+	// Rounded to nanos: the inf.Dec's scale is 9.
+	q.held = heldQuantity{dec: true, neg: q.neg, scale: -9}
 	if format == binarySI {
 		if q.cmpAbs(maxQuantity) > 0 {
 			q.mant, q.exp = new(big.Int).Set(maxQuantity), 0
+			q.held.scale = 0 // capped: the inf.Dec of 2^63-1
 		}
 		if q.cmpAbs(big.NewInt(1)) < 0 {
 			q.format = decimalSI // between 0 and 1: written as decimal
 		}
 	}
+	// The unscaled magnitude is mant×10^(exp-scale), mant without trailing
+	// zeros: written as its digits and its count of zeros, never expanded
+	// (an exponent can be as large as 2^31).
+	q.held.unscaled = q.mant.String() + "e" + strconv.FormatInt(q.exp-q.held.scale, 10)
 	return q, nil
 }
 
@@ -344,11 +373,17 @@ func newQuantity(neg bool, mant *big.Int, exp int64, format quantityFormat) quan
 	return q
 }
 
-// roundUpToNanos rounds the magnitude up to a multiple of 10^-9.
-func (q *quantity) roundUpToNanos() {
-	drop := -9 - q.exp // digits below nanos
+// roundUp rounds the magnitude up (away from zero) to a multiple of
+// 10^scale when it has digits below that, as resource.Quantity's RoundUp
+// does; the value is then written in its canonical form (the kept text is
+// dropped). A value already a multiple of 10^scale is left as it is.
+func (q *quantity) roundUp(scale int64) {
+	if q.mant.Sign() == 0 || q.exp >= scale {
+		return
+	}
+	drop := scale - q.exp // digits below 10^scale
 	if drop >= int64(len(q.mant.String())) {
-		q.mant, q.exp = big.NewInt(1), -9 // below one nano: one nano
+		q.mant, q.exp, q.text = big.NewInt(1), scale, "" // below one unit: one unit
 		return
 	}
 	div := new(big.Int).Exp(big.NewInt(10), big.NewInt(drop), nil)
@@ -357,7 +392,7 @@ func (q *quantity) roundUpToNanos() {
 	if rem.Sign() != 0 {
 		q.mant.Add(q.mant, big.NewInt(1))
 	}
-	*q = newQuantity(q.neg, q.mant, -9, q.format)
+	*q = newQuantity(q.neg, q.mant, scale, q.format)
 }
 
 // cmpAbs compares the magnitude with a whole number.

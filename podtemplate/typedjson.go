@@ -15,12 +15,18 @@ import (
 // write, quantities canonical); anything else is an error naming what is out
 // of place. AppendJSON(nil, t) and RevisionData agree on every member; they
 // differ in member order (RevisionData sorts them, as upstream's generic
-// round trip does). Where Encode's generic values hold less than the typed
-// form, so does AppendJSON: an integer beyond 2^53 is the float64 nearest
-// to it (2^63-1 stays itself), and a managed fields entry's fieldsV1 has its
-// members sorted and its numbers as float64 (the typed form keeps the text).
+// round trip does, and its numbers are float64). Integers are exact; a
+// managed fields entry's fieldsV1 is the text the typed form keeps (see
+// DecodeJSON).
 func AppendJSON(dst []byte, template map[string]any) ([]byte, error) {
-	return appendTyped(dst, template, 0, "")
+	return appendTyped(dst, template, podTemplateSpecType, "")
+}
+
+// AppendClaimJSON appends a volume claim template that EncodeClaimTemplate
+// (or DefaultClaimTemplate) returned as encoding/json writes the
+// v1.PersistentVolumeClaim it stands for, with the rules of AppendJSON.
+func AppendClaimJSON(dst []byte, claim map[string]any) ([]byte, error) {
+	return appendTyped(dst, claim, persistentVolumeClaimType, "")
 }
 
 // appendTyped appends v, a value of Encode's output, as table type t; path
@@ -145,8 +151,8 @@ func appendTyped(dst []byte, v any, t int, path string) ([]byte, error) {
 	return nil, fmt.Errorf("podtemplate: type %s has no kind", ti.name)
 }
 
-// appendInteger appends an integer of Encode's output (a float64 holding
-// an integer; int64 and json.Number are taken too).
+// appendInteger appends an integer of Encode's output (an int64; a Go int,
+// a json.Number and a float64 holding an integer are taken too).
 func appendInteger(dst []byte, v any, path string, ti *typeInfo) ([]byte, error) {
 	switch x := v.(type) {
 	case float64:

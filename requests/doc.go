@@ -18,13 +18,17 @@
 // the requests differ only in where resource changes go.
 //
 // A controller that imports the library sends the requests with its client
-// (see examples/kubecontroller), honouring three rules: the creates of one
-// Batch may go concurrently (a pod's claims before the pod, which is not
-// created when one of them failed), and after a batch with a failure no
-// later batch starts; any other failed request ends the action requests; the status
-// write (Action -1) is sent all the same, and the requests after it only when
-// it succeeded (Progress applies them; World.ApplyAll follows it). The next reconcile plans
-// again from what the server then holds.
+// (see examples/kubecontroller) as the caller's contract of package
+// clonesetcore says (written once, in its package doc): the creates of one
+// Batch may go concurrently and after a batch with a failure no later batch
+// starts; any other failed request ends the action requests; the status write
+// (Action -1, Request.IsStatusWrite) is sent all the same, and the requests
+// after it only when it succeeded; the next reconcile plans again from what
+// the server then holds. Requests add one rule of their own: a pod's claims
+// are created before the pod, in its batch, and the pod is not created when
+// one of them failed (upstream's createOnePod, scale-and-budgets 4.4).
+// Progress applies these rules one request at a time; World.ApplyAll and the
+// example controller's sender follow it.
 //
 // World is the in-memory side: it holds model objects and applies requests
 // to them as the API server would (Apply), so the simulator and tests carry

@@ -1,7 +1,8 @@
 package requests
 
 // Progress applies the rules by which a round's requests are sent (the
-// package doc's three rules), one request after the other: ShouldSend says
+// caller's contract of package clonesetcore, as the package doc applies it to
+// requests), one request after the other: ShouldSend says
 // whether the next request goes, Failed records that a sent one failed.
 // World.ApplyAll follows it, and so can a controller's sender, so that the
 // rules live in one place. The zero value is a round with no failure yet.

@@ -222,9 +222,9 @@ func (c *checker) checkRound(step int, before *model.Scenario, plan *clonesetcor
 	cs := before.CloneSet
 	obsB := observedPods(cs, before.Pods)
 	obsA := observedPods(after.CloneSet, after.Pods)
-	r, s, u := budgetOf(cs)
-	s = max(s, 0) // a maxSurge resolved below 0 allows no surge pods, not fewer replicas (scale-and-budgets 3.2)
-	x := partition.ExcludePreparingDelete(cs, before.Controller)
+	replicas, maxSurge, maxUnavailable := budgetOf(cs)
+	maxSurge = max(maxSurge, 0) // a maxSurge resolved below 0 allows no surge pods, not fewer replicas (scale-and-budgets 3.2)
+	excludePreparingDelete := partition.ExcludePreparingDelete(cs, before.Controller)
 	stateB := map[string]string{}
 	for _, p := range obsB {
 		stateB[p.Name] = p.Labels[model.LabelLifecycleState]
@@ -240,12 +240,12 @@ func (c *checker) checkRound(step int, before *model.Scenario, plan *clonesetcor
 	}
 	counted := 0
 	for _, p := range obsB {
-		if !(x && stateB[p.Name] == model.StatePreparingDelete) {
+		if !(excludePreparingDelete && stateB[p.Name] == model.StatePreparingDelete) {
 			counted++
 		}
 	}
-	if created > 0 && counted+created > r+s {
-		out = append(out, c.fail(InvMaxPods, step, now, "%d pods counted + %d created > replicas %d + maxSurge %d", counted, created, r, s))
+	if created > 0 && counted+created > replicas+maxSurge {
+		out = append(out, c.fail(InvMaxPods, step, now, "%d pods counted + %d created > replicas %d + maxSurge %d", counted, created, replicas, maxSurge))
 	}
 	kept := func(sc *model.Scenario, obs []*model.Pod) int {
 		n := 0
@@ -256,32 +256,32 @@ func (c *checker) checkRound(step int, before *model.Scenario, plan *clonesetcor
 		}
 		return n
 	}
-	if kb, ka := kept(before, obsB), kept(after, obsA); ka > max(kb, r+s) {
-		out = append(out, c.fail(InvMaxPods, step, now, "pods neither PreparingDelete nor specified-delete grew from %d to %d, above replicas %d + maxSurge %d", kb, ka, r, s))
+	if keptBefore, keptAfter := kept(before, obsB), kept(after, obsA); keptAfter > max(keptBefore, replicas+maxSurge) {
+		out = append(out, c.fail(InvMaxPods, step, now, "pods neither PreparingDelete nor specified-delete grew from %d to %d, above replicas %d + maxSurge %d", keptBefore, keptAfter, replicas, maxSurge))
 	}
 
 	// update-budget.
 	c.checked(InvUpdateBudget)
-	m := cs.Spec.MinReadySeconds
+	minReady := cs.Spec.MinReadySeconds
 	availB, hidden := 0, 0
 	for _, p := range obsB {
-		av := simAvailable(p, m, now)
-		if av {
+		available := simAvailable(p, minReady, now)
+		if available {
 			availB++
 		}
-		if !av && stateB[p.Name] != model.StatePreparingDelete && specifiedDelete(cs, p) {
+		if !available && stateB[p.Name] != model.StatePreparingDelete && specifiedDelete(cs, p) {
 			hidden++
 		}
 	}
 	availA := 0
 	for _, p := range obsA {
-		if simAvailable(p, m, now) {
+		if simAvailable(p, minReady, now) {
 			availA++
 		}
 	}
-	if floor := min(availB, r-u-hidden); availA < floor {
+	if floor := min(availB, replicas-maxUnavailable-hidden); availA < floor {
 		out = append(out, c.fail(InvUpdateBudget, step, now, "available pods went from %d to %d, below min(%d, replicas %d - maxUnavailable %d - %d unavailable specified-delete pods) = %d (actions: %s)",
-			availB, availA, availB, r, u, hidden, floor, actionSummary(plan.Actions)))
+			availB, availA, availB, replicas, maxUnavailable, hidden, floor, actionSummary(plan.Actions)))
 	}
 
 	// preparing-delete-not-updated.
@@ -316,7 +316,7 @@ func (c *checker) checkRound(step int, before *model.Scenario, plan *clonesetcor
 	var want clonesetcore.Status
 	for _, p := range obsB {
 		want.Replicas++
-		ready, avail := simReady(p), simAvailable(p, m, now)
+		ready, avail := simReady(p), simAvailable(p, minReady, now)
 		upd := revMatch(p.Labels[model.LabelRevisionHash], plan.UpdateRevision)
 		if ready {
 			want.ReadyReplicas++

@@ -37,6 +37,9 @@ or v1beta1, as a create (or, with --old, an update of the stored object OLD; wit
     standard error, each starting with the field path:
       spec.template.spec.volumes[2].name: Duplicate value: "data"
 
+A member the CloneSet's types do not know (a misplaced one of the other API
+version, say) is dropped, as the API server drops it, with a warning on standard
+error as kubectl prints it: Warning: unknown field "spec.updateStrategy.partition".
 An object without metadata.namespace is in namespace default (kubectl sends it
 so). OLD is taken as stored: it gets the defaults of its create first. FILE may
 also hold Pods: a v1alpha1 CloneSet's podsToDelete names are looked up among them
@@ -129,52 +132,77 @@ func parseAdmitFlags(name string, args []string, stdout, stderr io.Writer) (opts
 	return opts, exitOK, true
 }
 
+// admitRun is one run of admit or convert: its flags, its input, where it
+// reports.
+type admitRun struct {
+	name   string
+	opts   admitOptions
+	in     *cloneSetFile
+	stderr io.Writer
+}
+
+// startAdmitRun parses the flags of admit or convert and reads the input;
+// nil when the run is over already, with its exit status.
+func startAdmitRun(name string, args []string, stdin io.Reader, stdout, stderr io.Writer) (*admitRun, int) {
+	opts, code, ok := parseAdmitFlags(name, args, stdout, stderr)
+	if !ok {
+		return nil, code
+	}
+	r := &admitRun{name: name, opts: opts, stderr: stderr}
+	var err error
+	if r.in, err = readCloneSetFile(opts.file, stdin); err != nil {
+		return nil, r.fail(err)
+	}
+	for _, f := range r.in.obj.UnknownFields() { // as the API server warns, kubectl prints
+		fmt.Fprintf(stderr, "Warning: unknown field %q\n", f)
+	}
+	return r, exitOK
+}
+
+// fail reports bad input.
+func (r *admitRun) fail(err error) int {
+	fmt.Fprintf(r.stderr, "clonesetplan %s: %v\n", r.name, err)
+	return exitInput
+}
+
 // runAdmit is `clonesetplan admit`.
 func runAdmit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	opts, code, ok := parseAdmitFlags("admit", args, stdout, stderr)
-	if !ok {
+	r, code := startAdmitRun("admit", args, stdin, stdout, stderr)
+	if r == nil {
 		return code
 	}
-	fail := func(err error) int {
-		fmt.Fprintf(stderr, "clonesetplan admit: %v\n", err)
-		return exitInput
-	}
-	in, err := readCloneSetFile(opts.file, stdin)
-	if err != nil {
-		return fail(err)
-	}
-	gates := opts.gates
-	if opts.delete {
-		errs, err := admission.Validate(admission.Delete, nil, in.obj, admission.Options{Gates: gates})
+	gates := r.opts.gates
+	if r.opts.delete {
+		errs, err := admission.Validate(admission.Delete, nil, r.in.obj, admission.Options{Gates: gates})
 		if err != nil {
-			return fail(err)
+			return r.fail(err)
 		}
 		return refusals(errs, stderr)
 	}
 	var old *admission.Object
-	if opts.old != "" {
-		stored, err := readCloneSetFile(opts.old, stdin)
+	if r.opts.old != "" {
+		stored, err := readCloneSetFile(r.opts.old, stdin)
 		if err != nil {
-			return fail(err)
+			return r.fail(err)
 		}
 		if old, err = admission.Default(stored.obj, nil, gates); err != nil { // as its create left it
-			return fail(err)
+			return r.fail(err)
 		}
 	}
-	out, err := admission.Default(in.obj, old, gates)
+	out, err := admission.Default(r.in.obj, old, gates)
 	if err != nil {
-		return fail(err)
+		return r.fail(err)
 	}
-	if err := writeObject(out, opts.output, stdout); err != nil {
-		return fail(err)
+	if err := writeObject(out, r.opts.output, stdout); err != nil {
+		return r.fail(err)
 	}
 	op := admission.Create
 	if old != nil {
 		op = admission.Update
 	}
-	errs, err := admission.Validate(op, out, old, admission.Options{Gates: gates, FindPod: in.findPod})
+	errs, err := admission.Validate(op, out, old, admission.Options{Gates: gates, FindPod: r.in.findPod})
 	if err != nil {
-		return fail(err)
+		return r.fail(err)
 	}
 	return refusals(errs, stderr)
 }
@@ -192,25 +220,17 @@ func refusals(errs admission.FieldErrors, stderr io.Writer) int {
 
 // runConvert is `clonesetplan convert`.
 func runConvert(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	opts, code, ok := parseAdmitFlags("convert", args, stdout, stderr)
-	if !ok {
+	r, code := startAdmitRun("convert", args, stdin, stdout, stderr)
+	if r == nil {
 		return code
 	}
-	fail := func(err error) int {
-		fmt.Fprintf(stderr, "clonesetplan convert: %v\n", err)
-		return exitInput
-	}
-	in, err := readCloneSetFile(opts.file, stdin)
+	to, _ := admission.ParseVersion(r.opts.to)
+	out, err := admission.Convert(r.in.obj, to)
 	if err != nil {
-		return fail(err)
+		return r.fail(err)
 	}
-	to, _ := admission.ParseVersion(opts.to)
-	out, err := admission.Convert(in.obj, to)
-	if err != nil {
-		return fail(err)
-	}
-	if err := writeObject(out, opts.output, stdout); err != nil {
-		return fail(err)
+	if err := writeObject(out, r.opts.output, stdout); err != nil {
+		return r.fail(err)
 	}
 	return exitOK
 }

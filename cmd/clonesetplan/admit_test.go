@@ -66,6 +66,8 @@ func TestAdmitCommand(t *testing.T) {
 		{"refused: printed anyway, one line per refusal", map[string]string{"cs.yaml": refused}, []string{"admit", "-f", "@cs.yaml"}, 1,
 			[]string{"type: OnDelete"}, []string{"spec.updateStrategy.type: Invalid value: \"OnDelete\": ", "spec.updateStrategy.maxUnavailable: Invalid value: 0: maxUnavailable and maxSurge"}},
 		{"standard input", nil, []string{"admit", "-f", "-"}, 0, []string{"kind: CloneSet"}, nil},
+		{"a misplaced member: dropped, with a warning", map[string]string{"cs.yaml": strings.Replace(admitCloneSet, "  replicas: 2\n", "  replicas: 2\n  scaleStrategy: {enablePVCReuse: true}\n", 1)},
+			[]string{"admit", "-f", "@cs.yaml"}, 0, []string{"  scaleStrategy: {}\n"}, []string{`Warning: unknown field "spec.scaleStrategy.enablePVCReuse"`}},
 		{"an update of a selector", map[string]string{"cs.yaml": admitCloneSet, "old.yaml": strings.Replace(admitCloneSet, "{app: web}\n  template", "{app: web, tier: a}\n  template", 1)},
 			[]string{"admit", "-f", "@cs.yaml", "--old", "@old.yaml"}, 1, nil, []string{"spec: Forbidden: updates to cloneset spec for fields other than"}},
 		{"a podsToDelete name of no pod", map[string]string{"cs.yaml": admitCloneSet + "  scaleStrategy: {podsToDelete: [web-a]}\n"},

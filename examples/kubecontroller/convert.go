@@ -47,7 +47,7 @@ type ScenarioOptions struct {
 	// Controller are the controller-wide flags.
 	Controller model.ControllerFlags
 	// SkipBudgetRule accepts a CloneSet that breaks only the webhook's budget
-	// rule, as manifest.Options.SkipBudgetRule does.
+	// rule, as manifest.Options.SkipBudgetRule does (model.StoredOptions).
 	SkipBudgetRule bool
 	// Cache, when set, converts only the objects whose uid or
 	// resourceVersion changed since the previous call with the same cache,
@@ -85,7 +85,7 @@ func invalidCloneSet(u *unstructured.Unstructured, err error) *InvalidCloneSetEr
 		out.Problems = append(out.Problems, strings.TrimPrefix(e.Error(), cloneSetSource(u)+": "))
 	}
 	if out.Namespace == "" {
-		out.Namespace = "default"
+		out.Namespace = model.DefaultNamespace
 	}
 	return out
 }
@@ -115,11 +115,7 @@ func Scenario(objs Objects, opts ScenarioOptions) (*model.Scenario, error) {
 		if err != nil {
 			return nil, invalidCloneSet(objs.CloneSet, err)
 		}
-		if cs.Namespace == "" {
-			cs.Namespace = "default"
-		}
-		model.SetDefaults(cs)
-		model.ConvertV1alpha1(cs)
+		model.DefaultStored(cs)
 		return cs, nil
 	}
 	var cs *model.CloneSet
@@ -146,10 +142,7 @@ func Scenario(objs Objects, opts ScenarioOptions) (*model.Scenario, error) {
 		}
 	}
 	var problems []string
-	for _, fe := range model.ValidateStored(cs, pods) {
-		if opts.SkipBudgetRule && (fe.Rule == "A17" || fe.Rule == "B17") {
-			continue
-		}
+	for _, fe := range (model.StoredOptions{SkipBudgetRule: opts.SkipBudgetRule}).Validate(cs, pods) {
 		problems = append(problems, fe.Error())
 	}
 	if len(problems) > 0 {

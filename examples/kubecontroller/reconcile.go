@@ -153,15 +153,11 @@ type trackedCloneSet struct {
 	refused        string
 }
 
-// state returns the state kept for the CloneSet owner, creating it; with
-// forget it drops it instead (the CloneSet is gone).
-func (r *Reconciler) state(owner string, forget bool) *trackedCloneSet {
+// trackedState returns the state kept for the CloneSet owner, creating it
+// on first use.
+func (r *Reconciler) trackedState(owner string) *trackedCloneSet {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if forget {
-		delete(r.tracked, owner)
-		return nil
-	}
 	if r.tracked == nil {
 		r.tracked = map[string]*trackedCloneSet{}
 	}
@@ -171,6 +167,14 @@ func (r *Reconciler) state(owner string, forget bool) *trackedCloneSet {
 		r.tracked[owner] = st
 	}
 	return st
+}
+
+// forgetState drops the state kept for the CloneSet owner (the CloneSet is
+// gone).
+func (r *Reconciler) forgetState(owner string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.tracked, owner)
 }
 
 // Round is what one reconcile did.
@@ -306,7 +310,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (res 
 	if err := r.Client.Get(ctx, req.NamespacedName, cs); err != nil {
 		if apierrors.IsNotFound(err) {
 			exp.Do(func(s *expectations.Store) { s.Forget(owner) })
-			r.state(owner, true)
+			r.forgetState(owner)
 			return reconcile.Result{}, nil
 		}
 		return reconcile.Result{}, err
@@ -335,7 +339,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (res 
 
 	// Only the objects that changed since the last round are converted and
 	// read again: the Tracker plans from its records of the others.
-	st := r.state(owner, false)
+	st := r.trackedState(owner)
 	scn, err := Scenario(objs, ScenarioOptions{Now: now, Gates: r.Gates, Cache: st.cache})
 	var invalid *InvalidCloneSetError
 	switch {

@@ -193,6 +193,11 @@ func (c *Cluster) Start(t testing.TB, sc Scenario) *Run {
 	if err := r.Reconciler.SetupWithManager(mgr); err != nil {
 		t.Fatalf("%s: set up the controller: %v", sc.Name, err)
 	}
+	// The KruisePodReady gate the pod webhook gives the pods needs its
+	// first True, as the binary gives it.
+	if err := (&kubecontroller.PodReadinessReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
+		t.Fatalf("%s: set up the pod readiness reconciler: %v", sc.Name, err)
+	}
 	r.managed = true
 	go func() {
 		defer close(r.stopped)
@@ -207,6 +212,9 @@ func (c *Cluster) Start(t testing.TB, sc Scenario) *Run {
 	cs.SetNamespace(r.Namespace)
 	if err := c.Client.Create(r.ctx, cs); err != nil {
 		t.Fatalf("%s: create the CloneSet: %v", sc.Name, err)
+	}
+	if _, ok, _ := unstructured.NestedInt64(cs.Object, "spec", "revisionHistoryLimit"); !ok {
+		t.Fatalf("%s: the CloneSet was created without the mutating webhook's defaults", sc.Name)
 	}
 	r.cloneSets = append(r.cloneSets, cs.DeepCopy())
 	r.podsAt = append(r.podsAt, nil)

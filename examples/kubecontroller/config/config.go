@@ -27,7 +27,6 @@ import (
 	"io"
 	"io/fs"
 	"path"
-	"slices"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -73,16 +72,7 @@ func Files() []File {
 		}
 		out = append(out, File{Path: p, Data: data})
 	}
-	slices.SortFunc(out, func(a, b File) int {
-		switch {
-		case a.Path < b.Path:
-			return -1
-		case a.Path > b.Path:
-			return 1
-		}
-		return 0
-	})
-	return out
+	return out // fs.ReadDir sorts by name
 }
 
 // Scheme returns a scheme knowing every kind of the manifests.

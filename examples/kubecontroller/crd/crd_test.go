@@ -13,6 +13,7 @@ import (
 
 	"github.com/clonecore/cloneset/admission"
 	"github.com/clonecore/cloneset/clonesetcore"
+	"github.com/clonecore/cloneset/internal/admissionrecord"
 	"github.com/clonecore/cloneset/manifest"
 	"github.com/clonecore/cloneset/requests"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
@@ -570,22 +571,15 @@ const admissionRecordDir = "../../../testdata/conformance-admission"
 
 func readAdmissionRecord(t *testing.T) []admissionRecord {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(admissionRecordDir, "oracle.jsonl"))
+	lines, err := admissionrecord.Read(admissionRecordDir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out []admissionRecord
-	for line := range strings.SplitSeq(strings.TrimSpace(string(data)), "\n") {
-		var raw struct {
-			ID        string          `json:"id"`
-			Defaulted json.RawMessage `json:"defaulted"`
-			Converted json.RawMessage `json:"converted"`
-		}
-		mustUnmarshal(t, "oracle.jsonl", []byte(line), &raw)
-		r := admissionRecord{file: "conformance-admission " + raw.ID}
-		mustUnmarshal(t, raw.ID, raw.Defaulted, &r.defaulted)
-		mustUnmarshal(t, raw.ID, raw.Converted, &r.converted)
-		out = append(out, r)
+	for _, l := range lines {
+		// As plain JSON trees (numbers as float64), as the schema walkers
+		// and the pruning read them.
+		out = append(out, admissionRecord{file: "conformance-admission " + l.ID, defaulted: deepCopy(t, l.Defaulted), converted: deepCopy(t, l.Converted)})
 	}
 	if len(out) != 100 {
 		t.Fatalf("%d worlds in the admission record, want 100", len(out))

@@ -99,7 +99,7 @@ func runRollout(tb testing.TB, n, nodes int) []stepCost {
 	cp := ownControlPlane(tb, opts)
 	e := newEnv(tb, cp)
 	metrics := freeAddress(tb)
-	ctrlProc := e.startController("controller", e.kubeconfig(1), "--metrics-bind-address", metrics)
+	ctrlProc := e.startController("controller", e.identity(1), "--metrics-bind-address", metrics)
 	e.createCloneSet(rollout{name: rolloutName, policy: "InPlaceIfPossible"}, imageV1)
 	e.patchCloneSet(rolloutName, map[string]any{"updateStrategy": map[string]any{"rollingUpdate": map[string]any{"maxUnavailable": "10%"}}})
 	e.waitConverged(rolloutName, 0, imageV1, time.Now())

@@ -24,6 +24,10 @@
 // its environment) and returns once its webhooks are ready. Forbidden reads
 // the requests of service accounts refused with 403 Forbidden from the
 // audit log, which needs controlplane.AuditPolicyWritesAndServiceAccounts.
+//
+// ServeInProcess serves the same webhooks from the test's own process, for
+// tests that run the controller in process (clustertest) or none at all
+// (serverconformance: the conversion only).
 package installtest
 
 import (
@@ -85,11 +89,7 @@ type System struct {
 // PodDisruptionBudget), waits until the CRD is Established, and starts the
 // Endpoint. Close stops the Endpoint.
 func Install(ctx context.Context, cp *controlplane.ControlPlane, binary string) (*System, error) {
-	scheme, err := config.Scheme()
-	if err != nil {
-		return nil, err
-	}
-	c, err := cp.Client(scheme)
+	c, err := adminClient(cp)
 	if err != nil {
 		return nil, err
 	}
@@ -123,6 +123,15 @@ func Install(ctx context.Context, cp *controlplane.ControlPlane, binary string) 
 		return nil, err
 	}
 	return s, nil
+}
+
+// adminClient is a client of cp as the admin, with config.Scheme.
+func adminClient(cp *controlplane.ControlPlane) (client.Client, error) {
+	scheme, err := config.Scheme()
+	if err != nil {
+		return nil, err
+	}
+	return cp.Client(scheme)
 }
 
 // Close stops the Endpoint (the control plane is the caller's).
@@ -314,18 +323,42 @@ func freePorts(n int) ([]string, error) {
 // Forbidden returns the requests of service accounts the API server
 // refused with 403 Forbidden, received at or after since (the audit
 // policy must record them: controlplane.AuditPolicyWritesAndServiceAccounts).
+// A refusal of a request the same user later made and was allowed (same
+// verb and object) is left out: the roles never change during a test, so
+// that was an API server just started, whose RBAC cache did not hold the
+// roles or their bindings yet (a test restarts it); a request the roles do
+// not allow is never allowed.
 func (s *System) Forbidden(since time.Time) ([]controlplane.AuditEvent, error) {
 	events, err := s.ControlPlane.AuditEvents()
 	if err != nil {
 		return nil, err
 	}
-	var out []controlplane.AuditEvent
+	allowedAfter := map[string]time.Time{} // the last time each request was allowed
 	for _, ev := range events {
-		if ev.Code() == http.StatusForbidden && strings.HasPrefix(ev.User.Username, "system:serviceaccount:") && !ev.RequestReceivedTimestamp.Before(since) {
-			out = append(out, ev)
+		if c := ev.Code(); c >= 200 && c < 300 {
+			allowedAfter[requestKey(ev)] = ev.RequestReceivedTimestamp
 		}
 	}
+	var out []controlplane.AuditEvent
+	for _, ev := range events {
+		if ev.Code() != http.StatusForbidden || !strings.HasPrefix(ev.User.Username, "system:serviceaccount:") || ev.RequestReceivedTimestamp.Before(since) {
+			continue
+		}
+		if later, ok := allowedAfter[requestKey(ev)]; ok && later.After(ev.RequestReceivedTimestamp) {
+			continue
+		}
+		out = append(out, ev)
+	}
 	return out, nil
+}
+
+// requestKey names a request by user, verb and object.
+func requestKey(ev controlplane.AuditEvent) string {
+	key := ev.User.Username + " " + ev.Verb
+	if ref := ev.ObjectRef; ref != nil {
+		key += " " + ref.APIGroup + "/" + ref.Resource + "/" + ref.Subresource + " " + ref.Namespace + "/" + ref.Name
+	}
+	return key
 }
 
 // Describe renders an audit event in one line: user, verb, resource,

@@ -264,11 +264,17 @@ func (c *Certificates) load(a Artifacts) error {
 	return nil
 }
 
-// publish writes bundle into the webhook configurations and the CRD's
-// conversion, with the client configuration of Targets.
+// publish writes bundle into the targets.
 func (c *Certificates) publish(ctx context.Context, bundle []byte) error {
-	t := c.Targets
-	mutating := c.Client.AdmissionregistrationV1().MutatingWebhookConfigurations()
+	return c.Targets.Publish(ctx, c.Client, c.APIExtensions, bundle, c.Log)
+}
+
+// Publish writes bundle, as the caBundle, into the webhook configurations
+// and the CRD's conversion the targets name (with the URL or the Service
+// they say), updating only what differs; log gets a line per update. A
+// missing target is an error naming it.
+func (t Targets) Publish(ctx context.Context, cs kubernetes.Interface, ext apiextensionsclient.Interface, bundle []byte, log logr.Logger) error {
+	mutating := cs.AdmissionregistrationV1().MutatingWebhookConfigurations()
 	if t.MutatingConfiguration != "" {
 		cfg, err := mutating.Get(ctx, t.MutatingConfiguration, metav1.GetOptions{})
 		if err != nil {
@@ -282,10 +288,10 @@ func (c *Certificates) publish(ctx context.Context, bundle []byte) error {
 			if _, err := mutating.Update(ctx, cfg, metav1.UpdateOptions{}); err != nil {
 				return fmt.Errorf("update MutatingWebhookConfiguration %s: %w", cfg.Name, err)
 			}
-			c.Log.Info("webhook certificates: CA bundle written", "mutatingWebhookConfiguration", cfg.Name)
+			log.Info("webhook certificates: CA bundle written", "mutatingWebhookConfiguration", cfg.Name)
 		}
 	}
-	validating := c.Client.AdmissionregistrationV1().ValidatingWebhookConfigurations()
+	validating := cs.AdmissionregistrationV1().ValidatingWebhookConfigurations()
 	if t.ValidatingConfiguration != "" {
 		cfg, err := validating.Get(ctx, t.ValidatingConfiguration, metav1.GetOptions{})
 		if err != nil {
@@ -299,11 +305,11 @@ func (c *Certificates) publish(ctx context.Context, bundle []byte) error {
 			if _, err := validating.Update(ctx, cfg, metav1.UpdateOptions{}); err != nil {
 				return fmt.Errorf("update ValidatingWebhookConfiguration %s: %w", cfg.Name, err)
 			}
-			c.Log.Info("webhook certificates: CA bundle written", "validatingWebhookConfiguration", cfg.Name)
+			log.Info("webhook certificates: CA bundle written", "validatingWebhookConfiguration", cfg.Name)
 		}
 	}
 	if t.CRD != "" {
-		crds := c.APIExtensions.ApiextensionsV1().CustomResourceDefinitions()
+		crds := ext.ApiextensionsV1().CustomResourceDefinitions()
 		crd, err := crds.Get(ctx, t.CRD, metav1.GetOptions{})
 		if err != nil {
 			return fmt.Errorf("CustomResourceDefinition %s: %w", t.CRD, err)
@@ -316,47 +322,62 @@ func (c *Certificates) publish(ctx context.Context, bundle []byte) error {
 			if _, err := crds.Update(ctx, crd, metav1.UpdateOptions{}); err != nil {
 				return fmt.Errorf("update CustomResourceDefinition %s: %w", crd.Name, err)
 			}
-			c.Log.Info("webhook certificates: CA bundle written", "customResourceDefinition", crd.Name)
+			log.Info("webhook certificates: CA bundle written", "customResourceDefinition", crd.Name)
 		}
 	}
 	return nil
 }
 
+// clientConfig is what configure changes in a client configuration of
+// either kind (a webhook's, the CRD conversion's).
+type clientConfig struct {
+	caBundle *[]byte
+	url      **string
+	// service is set when the configuration names a Service: its path,
+	// namespace and name, and how to drop it.
+	service                   bool
+	servicePath               *string
+	serviceNamespace, svcName *string
+	dropService               func()
+}
+
 // configure sets a webhook's caBundle (and URL, with URLHost); it reports
 // whether anything changed.
 func (t Targets) configure(cc *admissionregistrationv1.WebhookClientConfig, bundle []byte) bool {
-	changed := setBundle(&cc.CABundle, bundle)
-	if t.URLHost == "" {
-		if cc.Service != nil {
-			changed = t.setService(&cc.Service.Namespace, &cc.Service.Name) || changed
-		}
-		return changed
+	c := clientConfig{caBundle: &cc.CABundle, url: &cc.URL, dropService: func() { cc.Service = nil }}
+	if s := cc.Service; s != nil {
+		c.service, c.servicePath, c.serviceNamespace, c.svcName = true, s.Path, &s.Namespace, &s.Name
 	}
-	var path *string
-	if cc.Service != nil {
-		path = cc.Service.Path
-	}
-	if want := t.url(path, cc.URL); cc.URL == nil || *cc.URL != want || cc.Service != nil {
-		cc.URL, cc.Service, changed = &want, nil, true
-	}
-	return changed
+	return t.configureClient(c, bundle)
 }
 
 // configureCRD is configure for the CRD's conversion webhook.
 func (t Targets) configureCRD(cc *apiextensionsv1.WebhookClientConfig, bundle []byte) bool {
-	changed := setBundle(&cc.CABundle, bundle)
+	c := clientConfig{caBundle: &cc.CABundle, url: &cc.URL, dropService: func() { cc.Service = nil }}
+	if s := cc.Service; s != nil {
+		c.service, c.servicePath, c.serviceNamespace, c.svcName = true, s.Path, &s.Namespace, &s.Name
+	}
+	return t.configureClient(c, bundle)
+}
+
+// configureClient sets the bundle, and the URL (URLHost) or the Service
+// (ServiceNamespace, ServiceName) of a client configuration; it reports
+// whether anything changed.
+func (t Targets) configureClient(c clientConfig, bundle []byte) bool {
+	changed := setBundle(c.caBundle, bundle)
 	if t.URLHost == "" {
-		if cc.Service != nil {
-			changed = t.setService(&cc.Service.Namespace, &cc.Service.Name) || changed
+		if c.service {
+			changed = t.setService(c.serviceNamespace, c.svcName) || changed
 		}
 		return changed
 	}
 	var path *string
-	if cc.Service != nil {
-		path = cc.Service.Path
+	if c.service {
+		path = c.servicePath
 	}
-	if want := t.url(path, cc.URL); cc.URL == nil || *cc.URL != want || cc.Service != nil {
-		cc.URL, cc.Service, changed = &want, nil, true
+	if want := t.url(path, *c.url); *c.url == nil || **c.url != want || c.service {
+		*c.url, changed = &want, true
+		c.dropService()
 	}
 	return changed
 }

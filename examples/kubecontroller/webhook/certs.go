@@ -369,24 +369,21 @@ func Renew(a Artifacts, p Policy, now time.Time) (Artifacts, Step, error) {
 	return a, StepNone, nil
 }
 
-// newKey makes an ECDSA P-256 key.
-func newKey() (*ecdsa.PrivateKey, error) {
-	return ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-}
-
-// serialNumber is a random 128-bit serial number.
-func serialNumber() (*big.Int, error) {
-	return rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 128))
+// newKeyAndSerial makes an ECDSA P-256 key and a random 128-bit serial
+// number for a new certificate.
+func newKeyAndSerial() (*ecdsa.PrivateKey, *big.Int, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, err
+	}
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 128))
+	return key, serial, err
 }
 
 // newCA makes a self-signed CA valid from now (less the skew) for
 // validity.
 func newCA(validity time.Duration, now time.Time) (*x509.Certificate, *ecdsa.PrivateKey, error) {
-	key, err := newKey()
-	if err != nil {
-		return nil, nil, err
-	}
-	serial, err := serialNumber()
+	key, serial, err := newKeyAndSerial()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -412,11 +409,7 @@ func newCA(validity time.Duration, now time.Time) (*x509.Certificate, *ecdsa.Pri
 // from now (less the skew) for p.ServingValidity or until ca expires,
 // whichever comes first. It returns the certificate and key as PEM.
 func newServing(p Policy, ca *x509.Certificate, caKey crypto.Signer, now time.Time) (certPEM, keyPEM []byte, err error) {
-	key, err := newKey()
-	if err != nil {
-		return nil, nil, err
-	}
-	serial, err := serialNumber()
+	key, serial, err := newKeyAndSerial()
 	if err != nil {
 		return nil, nil, err
 	}

@@ -59,6 +59,16 @@ type Handlers struct {
 	Log logr.Logger
 }
 
+// Paths are the handlers by the path the server serves them at.
+func (h *Handlers) Paths() map[string]http.Handler {
+	return map[string]http.Handler{
+		PathMutateCloneSet:   &admission.Webhook{Handler: admission.HandlerFunc(h.MutateCloneSet)},
+		PathValidateCloneSet: &admission.Webhook{Handler: admission.HandlerFunc(h.ValidateCloneSet)},
+		PathMutatePod:        &admission.Webhook{Handler: admission.HandlerFunc(MutatePod)},
+		PathConvert:          http.HandlerFunc(h.ServeConvert),
+	}
+}
+
 // isCloneSet reports whether the request is about a CloneSet (the
 // configurations send nothing else; a misconfigured one is let through).
 func isCloneSet(req admission.Request) bool {

@@ -256,3 +256,30 @@ func TestServeConvert(t *testing.T) {
 		t.Errorf("a body that does not decode: HTTP %d", rec.Code)
 	}
 }
+
+// FuzzHandlers: whatever kube-apiserver sends (any object in an admission
+// request, any conversion review body), the handlers answer without
+// panicking, and a conversion answers the review's UID or an HTTP error.
+func FuzzHandlers(f *testing.F) {
+	f.Add([]byte(cloneSetJSON), []byte(`{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview","request":{"uid":"u","desiredAPIVersion":"apps.kruise.io/v1alpha1","objects":[`+cloneSetJSON+`]}}`))
+	f.Add([]byte(`{"metadata":{"ownerReferences":[{"apiVersion":"apps.kruise.io/v1beta1","kind":"CloneSet","name":"w","uid":"u","controller":true}]},"spec":{"readinessGates":[1]}}`), []byte(`{"request":{"objects":[null,{}]}}`))
+	f.Add([]byte(`null`), []byte(`[]`))
+	h := &Handlers{Rules: &LibraryRules{}, Log: logr.Discard()}
+	f.Fuzz(func(t *testing.T, object, review []byte) {
+		ctx := context.Background()
+		for _, op := range []admissionv1.Operation{admissionv1.Create, admissionv1.Update, admissionv1.Delete} {
+			req := cloneSetRequest(op, string(object), string(object))
+			h.MutateCloneSet(ctx, req)
+			h.ValidateCloneSet(ctx, req)
+			MutatePod(ctx, podRequest(op, string(object)))
+		}
+		rec := httptest.NewRecorder()
+		h.ServeConvert(rec, httptest.NewRequest(http.MethodPost, PathConvert, bytes.NewReader(review)))
+		if rec.Code == http.StatusOK {
+			var out apiextensionsv1.ConversionReview
+			if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil || out.Response == nil {
+				t.Fatalf("a 200 answer that is not a review: %s", rec.Body)
+			}
+		}
+	})
+}

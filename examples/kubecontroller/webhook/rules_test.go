@@ -1,122 +1,138 @@
 package webhook
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/clonecore/cloneset/internal/admissionrecord"
 	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // recordDir is the record of what OpenKruise's webhooks make of 100
 // CloneSets (README there).
 const recordDir = "../../../testdata/conformance-admission"
 
-// recordEntry is one line of the record's oracle.jsonl.
-type recordEntry struct {
-	ID        string          `json:"id"`
-	Version   string          `json:"version"`
-	Defaulted json.RawMessage `json:"defaulted"`
-	Converted json.RawMessage `json:"converted"`
-	Errors    []struct {
-		Field  string `json:"field"`
-		Type   string `json:"type"`
-		Detail string `json:"detail"`
-	} `json:"errors"`
-}
-
-// readRecord reads the record: each world's file and its oracle line.
-func readRecord(t *testing.T) (worlds [][]byte, entries []recordEntry) {
+// readRecord reads the record's lines, in order.
+func readRecord(t *testing.T) []admissionrecord.Line {
 	t.Helper()
-	f, err := os.Open(filepath.Join(recordDir, "oracle.jsonl"))
+	lines, err := admissionrecord.Read(recordDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 16<<20)
-	for sc.Scan() {
-		var e recordEntry
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			t.Fatal(err)
-		}
-		world, err := os.ReadFile(filepath.Join(recordDir, "worlds", e.ID+".json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		worlds, entries = append(worlds, world), append(entries, e)
+	if len(lines) != 100 {
+		t.Fatalf("%d worlds in the record, want 100", len(lines))
 	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if len(entries) != 100 {
-		t.Fatalf("%d worlds in the record, want 100", len(entries))
-	}
-	return worlds, entries
+	return lines
 }
 
-// TestLibraryRulesVerdicts: the webhook's verdict on each world of the
-// record, created as OpenKruise's mutating webhook left it (the record's
-// defaulted object), refuses exactly the fields the record's refusals name
-// (field path and type), the pod template's refusals from Kubernetes' own
-// validation included.
+// refusedFields are the sorted "field type" pairs of refusals.
+func refusedFields(errs field.ErrorList) []string {
+	var out []string
+	for _, fe := range errs {
+		out = append(out, fe.Field+" "+string(fe.Type))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// recordFields are the sorted "field type" pairs of the record's
+// refusals, and whether one is of the pod template's spec.
+func recordFields(l admissionrecord.Line) (fields []string, template bool) {
+	for _, re := range l.Errors {
+		fields = append(fields, re.Field+" "+re.Type)
+		template = template || strings.HasPrefix(re.Field, "spec.template.spec.")
+	}
+	slices.Sort(fields)
+	return fields, template
+}
+
+// TestLibraryRulesVerdicts: the webhooks on each world of the record as
+// kube-apiserver sends it, the mutating webhook's create and then the
+// validating webhook's on what it left: the object defaulted is the
+// record's (compared as its README says), and the verdict refuses exactly
+// the fields the record's refusals name (field path and type), the pod
+// template's refusals from Kubernetes' own validation included. The
+// verdict is checked on the record's own defaulted object too (the
+// validating webhook alone).
 func TestLibraryRulesVerdicts(t *testing.T) {
-	_, entries := readRecord(t)
 	rules := &LibraryRules{}
 	ctx := context.Background()
 	agree, templateRefusals, templateAgree := 0, 0, 0
-	for _, e := range entries {
-		version := strings.TrimPrefix(e.Version, Group+"/")
-		// The object as OpenKruise's mutating webhook left it: the verdict
-		// alone is judged here.
-		review := Review{Operation: admissionv1.Create, Version: version, Namespace: "default", Name: "x", Object: e.Defaulted}
-		errs, err := rules.Validate(ctx, review)
+	for _, l := range readRecord(t) {
+		world, err := os.ReadFile(filepath.Join(recordDir, "worlds", l.ID+".json"))
 		if err != nil {
-			t.Errorf("world %s: validate: %v", e.ID, err)
+			t.Fatal(err)
+		}
+		review := Review{Operation: admissionv1.Create, Version: l.Version, Namespace: "default", Name: "x", Object: world}
+		defaulted, changed, err := rules.Default(ctx, review)
+		if err != nil {
+			t.Errorf("world %s: default: %v", l.ID, err)
 			continue
 		}
-		var got, want []string
-		for _, fe := range errs {
-			got = append(got, fe.Field+" "+string(fe.Type))
+		if !changed {
+			defaulted = world
 		}
-		template := false
-		for _, re := range e.Errors {
-			want = append(want, re.Field+" "+re.Type)
-			template = template || strings.HasPrefix(re.Field, "spec.template.spec.")
+		got, err := admissionrecord.DecodeJSON(defaulted)
+		if err != nil {
+			t.Fatal(err)
 		}
-		slices.Sort(got)
-		slices.Sort(want)
+		if !reflect.DeepEqual(admissionrecord.Comparable(got), admissionrecord.Comparable(l.Defaulted)) {
+			t.Errorf("world %s (%s): defaulted is not the record's", l.ID, l.Version)
+			continue
+		}
+		want, template := recordFields(l)
 		if template {
 			templateRefusals++
 		}
-		if slices.Equal(got, want) {
+		ok := true
+		recordDefaulted, err := json.Marshal(l.Defaulted)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, obj := range [][]byte{defaulted, recordDefaulted} {
+			review.Object = obj
+			errs, err := rules.Validate(ctx, review)
+			if err != nil {
+				t.Errorf("world %s: validate: %v", l.ID, err)
+				ok = false
+				break
+			}
+			if got := refusedFields(errs); !slices.Equal(got, want) {
+				t.Errorf("world %s (%s): refused %q, the record %q", l.ID, l.Version, got, want)
+				ok = false
+				break
+			}
+		}
+		if ok {
 			agree++
 			if template {
 				templateAgree++
 			}
-			continue
 		}
-		t.Errorf("world %s (%s): refused %q, the record %q", e.ID, version, got, want)
 	}
-	fmt.Printf("webhook verdicts (library and Kubernetes' template validation): %d/%d (pod template refusals %d/%d)\n", agree, len(entries), templateAgree, templateRefusals)
+	t.Logf("webhook verdicts (library and Kubernetes' template validation): %d/100 (pod template refusals %d/%d)", agree, templateAgree, templateRefusals)
 }
 
 // editedWorld returns the record's defaulted object of the first accepted
 // v1beta1 world with its pod template edited.
 func editedWorld(t *testing.T, edit func(spec map[string]any)) []byte {
 	t.Helper()
-	_, entries := readRecord(t)
-	for _, e := range entries {
-		if len(e.Errors) > 0 || e.Version != "v1beta1" {
+	for _, l := range readRecord(t) {
+		if len(l.Errors) > 0 || l.Version != "v1beta1" {
 			continue
 		}
-		tree, err := decodeTree(e.Defaulted)
+		data, err := json.Marshal(l.Defaulted)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tree, err := decodeTree(data)
 		if err != nil {
 			t.Fatal(err)
 		}

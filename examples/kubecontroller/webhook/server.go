@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -14,7 +13,6 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 )
 
 // The names of the objects the manifests of config/ install and the binary
@@ -166,10 +164,9 @@ func (s *Server) Setup(mgr manager.Manager, rules Rules) error {
 	if mgr.GetWebhookServer() != s {
 		return errors.New("webhook: the manager's webhook server is not this one (set ctrl.Options.WebhookServer)")
 	}
-	s.Register(PathMutateCloneSet, &admission.Webhook{Handler: admission.HandlerFunc(s.handlers.MutateCloneSet)})
-	s.Register(PathValidateCloneSet, &admission.Webhook{Handler: admission.HandlerFunc(s.handlers.ValidateCloneSet)})
-	s.Register(PathMutatePod, &admission.Webhook{Handler: admission.HandlerFunc(MutatePod)})
-	s.Register(PathConvert, http.HandlerFunc(s.handlers.ServeConvert))
+	for path, h := range s.handlers.Paths() {
+		s.Register(path, h)
+	}
 	if s.Certificates != nil {
 		if err := mgr.Add(s.Certificates); err != nil {
 			return err

@@ -88,8 +88,11 @@ type options struct {
 	healthProbeBindAddress  string
 	dryRun                  bool
 	serverVersion           string
-	gates                   model.FeatureGates
-	webhooks                webhookOptions
+	// featureGates are OpenKruise's feature gates, as its --feature-gates
+	// takes them (a string, so that options stay comparable: parseGates
+	// reads it).
+	featureGates string
+	webhooks     webhookOptions
 }
 
 // webhookOptions are the settings of the webhook server.
@@ -104,9 +107,6 @@ type webhookOptions struct {
 	urlHost         string
 	caValidity      time.Duration
 	servingValidity time.Duration
-	// featureGates are OpenKruise's feature gates of the CloneSet
-	// webhooks (comparable: the parsed form is made at run).
-	featureGates string
 }
 
 // The defaults of the flags that have one.
@@ -160,8 +160,7 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	fs.StringVar(&w.urlHost, "webhook-url-host", "", `"host" or "host:port" the API server calls the webhooks at instead of the Service (a binary outside the cluster); the self-managed certificate is issued for that host`)
 	fs.DurationVar(&w.caValidity, "webhook-ca-validity", webhook.DefaultCAValidity, "how long a self-managed CA is valid (renewed after two thirds)")
 	fs.DurationVar(&w.servingValidity, "webhook-cert-validity", webhook.DefaultServingValidity, "how long a self-managed serving certificate is valid (renewed after two thirds)")
-	o.gates = model.DefaultFeatureGates()
-	fs.Var(gatesFlag{&o.gates, &w.featureGates}, "feature-gates", "OpenKruise's feature gates, Name=true|false separated by commas, as its flag takes them: those of the controller ("+strings.Join(model.KnownFeatureGates(), ", ")+") and those that change the CloneSet webhooks, e.g. ResourcesDeletionProtection=true (default: OpenKruise's defaults)")
+	fs.StringVar(&o.featureGates, "feature-gates", "", "OpenKruise's feature gates of the CloneSet controller and its webhooks, as its flag takes them, e.g. InPlaceWorkloadVerticalScaling=true,ResourcesDeletionProtection=true (default: OpenKruise's defaults)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			printUsage(fs, stdout)
@@ -195,69 +194,10 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	if err := checkWebhookFlags(fs, &o); err != nil {
 		return o, err
 	}
+	if _, _, err := parseGates(o.featureGates); err != nil {
+		return o, usageError("--feature-gates: %v", err)
+	}
 	return o, nil
-}
-
-// gatesFlag is --feature-gates: Name=bool pairs separated by commas, as
-// OpenKruise's flag takes them. A gate of the controller (the library's
-// model.KnownFeatureGates) switches gates; a gate that changes the CloneSet
-// webhooks (package admission) goes to webhook, which the webhook server
-// parses; a name that is neither is an error. A later pair wins.
-type gatesFlag struct {
-	gates   *model.FeatureGates
-	webhook *string
-}
-
-func (f gatesFlag) String() string {
-	if f.gates == nil || f.webhook == nil {
-		return ""
-	}
-	var on []string
-	for _, name := range model.KnownFeatureGates() {
-		off := *f.gates
-		if err := off.Set(name, false); err == nil && off != *f.gates {
-			on = append(on, name+"=true")
-		}
-	}
-	if *f.webhook != "" {
-		on = append(on, *f.webhook)
-	}
-	return strings.Join(on, ",")
-}
-
-func (f gatesFlag) Set(value string) error {
-	for _, pair := range strings.Split(value, ",") {
-		pair = strings.TrimSpace(pair)
-		if pair == "" {
-			continue
-		}
-		name, text, ok := strings.Cut(pair, "=")
-		if !ok {
-			return fmt.Errorf("%q: want Name=true or Name=false", pair)
-		}
-		name = strings.TrimSpace(name)
-		on, err := strconv.ParseBool(strings.TrimSpace(text))
-		if err != nil {
-			return fmt.Errorf("%q: the value must be true or false", pair)
-		}
-		_, webhookErr := admission.ParseGates(pair)
-		controller := slices.Contains(model.KnownFeatureGates(), name)
-		if !controller && webhookErr != nil {
-			return fmt.Errorf("unknown feature gate %q (the controller's: %s; %v)", name, strings.Join(model.KnownFeatureGates(), ", "), webhookErr)
-		}
-		if controller {
-			if err := f.gates.Set(name, on); err != nil {
-				return err
-			}
-		}
-		if webhookErr == nil {
-			if *f.webhook != "" {
-				*f.webhook += ","
-			}
-			*f.webhook += name + "=" + strconv.FormatBool(on)
-		}
-	}
-	return nil
 }
 
 // checkWebhookFlags checks the webhook flags, and turns the webhooks off in
@@ -284,10 +224,38 @@ func checkWebhookFlags(fs *flag.FlagSet, o *options) error {
 	if w.serviceName == "" || w.secretName == "" {
 		return usageError("--webhook-service-name and --webhook-secret-name must not be empty")
 	}
-	if _, err := admission.ParseGates(w.featureGates); err != nil {
-		return usageError("--feature-gates: %v", err)
-	}
 	return nil
+}
+
+// parseGates reads OpenKruise's --feature-gates ("Name=true,Other=false"):
+// the controller's gates (model.KnownFeatureGates) and the webhooks'
+// (admission.ParseGates), each at OpenKruise's default when not named.
+func parseGates(s string) (model.FeatureGates, admission.Gates, error) {
+	controller := model.DefaultFeatureGates()
+	var webhookParts []string
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		name, val, _ := strings.Cut(part, "=")
+		if slices.Contains(model.KnownFeatureGates(), strings.TrimSpace(name)) {
+			on, err := strconv.ParseBool(strings.TrimSpace(val))
+			if err != nil {
+				return controller, admission.Gates{}, fmt.Errorf("feature gate %q: want NAME=true or NAME=false", part)
+			}
+			if err := controller.Set(strings.TrimSpace(name), on); err != nil {
+				return controller, admission.Gates{}, err
+			}
+			continue
+		}
+		webhookParts = append(webhookParts, part)
+	}
+	hooks, err := admission.ParseGates(strings.Join(webhookParts, ","))
+	if err != nil {
+		return controller, hooks, fmt.Errorf("%w; the controller's: %s", err, strings.Join(model.KnownFeatureGates(), ", "))
+	}
+	return controller, hooks, nil
 }
 
 func printUsage(fs *flag.FlagSet, w io.Writer) {
@@ -334,8 +302,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	log.Info("starting", "apiServer", cfg.Host, "serverVersion", serverVersion, "serverVersionFrom", source,
 		"cloneSetVersion", o.cloneSetVersion, "namespace", o.namespace, "workers", o.workers, "dryRun", o.dryRun, "leaderElect", o.leaderElect,
-		"webhooks", o.webhooks.enabled)
+		"webhooks", o.webhooks.enabled, "featureGates", o.featureGates)
 
+	controllerGates, webhookGates, _ := parseGates(o.featureGates) // checked by parseFlags
 	var hooks *webhook.Server
 	if o.webhooks.enabled {
 		if hooks, err = newWebhookServer(cfg, o.webhooks, logger); err != nil {
@@ -348,7 +317,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if hooks != nil {
 		rules := webhook.NewLibraryRules(mgr.GetAPIReader())
-		rules.Gates, _ = admission.ParseGates(o.webhooks.featureGates) // checked by parseFlags
+		rules.Gates = webhookGates
 		if err := hooks.Setup(mgr, rules); err != nil {
 			return fmt.Errorf("set up the webhooks: %w", err)
 		}
@@ -359,11 +328,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	r := &kubecontroller.Reconciler{
 		Client:                  c,
+		Gates:                   &controllerGates,
 		CloneSetGVK:             gvk,
 		ServerVersion:           serverVersion,
 		DryRun:                  o.dryRun,
 		MaxConcurrentReconciles: o.workers,
-		Gates:                   &o.gates,
 	}
 	if err := r.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up the controller: %w", err)

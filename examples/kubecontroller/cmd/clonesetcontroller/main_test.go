@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clonecore/cloneset/admission"
 	"github.com/clonecore/cloneset/examples/kubecontroller"
 	"github.com/clonecore/cloneset/examples/kubecontroller/config"
 	"github.com/clonecore/cloneset/model"
@@ -44,7 +45,6 @@ func TestFlagDefaults(t *testing.T) {
 		retryPeriod:            2 * time.Second,
 		metricsBindAddress:     "0",
 		healthProbeBindAddress: ":8081",
-		gates:                  model.DefaultFeatureGates(),
 		webhooks:               defaultWebhooks,
 	}
 	if o != want {
@@ -70,7 +70,7 @@ func TestFlagsParse(t *testing.T) {
 		"--leader-election-lease-duration", "4s", "--leader-election-renew-deadline", "3s", "--leader-election-retry-period", "500ms",
 		"--webhook-port", "10443", "--webhook-bind-host", "127.0.0.1", "--webhook-namespace", "ops", "--webhook-service-name", "hooks",
 		"--webhook-secret-name", "certs", "--webhook-url-host", "127.0.0.1:8443", "--webhook-ca-validity", "2h", "--webhook-cert-validity", "30m",
-		"--feature-gates", "PreparingUpdateAsUpdate=true, InPlaceUpdateEnvFromMetadata=false", "--feature-gates", "CloneSetShortHash=true,ResourcesDeletionProtection=true",
+		"--feature-gates", "ResourcesDeletionProtection=true",
 	}, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
@@ -80,9 +80,9 @@ func TestFlagsParse(t *testing.T) {
 		leaderElect: true, leaderElectionID: "lease", leaderElectionNamespace: "kube-system",
 		leaseDuration: 4 * time.Second, renewDeadline: 3 * time.Second, retryPeriod: 500 * time.Millisecond,
 		metricsBindAddress: ":8080", healthProbeBindAddress: "0", serverVersion: "v1.31.4",
-		gates: model.FeatureGates{PreparingUpdateAsUpdate: true, CloneSetShortHash: true},
 		webhooks: webhookOptions{enabled: true, port: 10443, bindHost: "127.0.0.1", namespace: "ops", serviceName: "hooks", secretName: "certs",
-			urlHost: "127.0.0.1:8443", caValidity: 2 * time.Hour, servingValidity: 30 * time.Minute, featureGates: "ResourcesDeletionProtection=true"},
+			urlHost: "127.0.0.1:8443", caValidity: 2 * time.Hour, servingValidity: 30 * time.Minute},
+		featureGates: "ResourcesDeletionProtection=true",
 	}
 	if o != want {
 		t.Errorf("parsed %+v, want %+v", o, want)
@@ -110,14 +110,13 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"--leader-election-lease-duration", "5s", "--leader-election-renew-deadline", "5s"}, "want lease duration > renew deadline"},
 		{[]string{"--leader-election-retry-period", "0s"}, "want lease duration > renew deadline > retry period > 0"},
 		{[]string{"--server-version", "latest"}, "--server-version"},
-		{[]string{"--feature-gates", "NoSuchGate=true"}, "NoSuchGate"},
-		{[]string{"--feature-gates", "CloneSetShortHash"}, "want Name=true or Name=false"},
-		{[]string{"--feature-gates", "CloneSetShortHash=yes"}, "true or false"},
 		{[]string{"--no-such-flag"}, "no-such-flag"},
 		{[]string{"--dry-run", "--enable-webhooks"}, "--webhook-cert-dir"},
 		{[]string{"--webhook-port", "0"}, "--webhook-port"},
 		{[]string{"--webhook-cert-validity", "0s"}, "--webhook-cert-validity"},
 		{[]string{"--webhook-secret-name", ""}, "--webhook-secret-name"},
+		{[]string{"--feature-gates", "NoSuchGate=true"}, "--feature-gates"},
+		{[]string{"--feature-gates", "CloneSetShortHash=maybe"}, "--feature-gates"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 	} {
 		_, err := parseFlags(tc.args, &bytes.Buffer{})
@@ -283,6 +282,25 @@ func freePort(t *testing.T) string {
 	defer l.Close()
 	_, port, _ := net.SplitHostPort(l.Addr().String())
 	return port
+}
+
+// TestParseGates: OpenKruise's gates of the controller and of the webhooks
+// in one flag, each at its default when not named.
+func TestParseGates(t *testing.T) {
+	controller, hooks, err := parseGates("InPlaceWorkloadVerticalScaling=true, ResourcesDeletionProtection=true,InPlaceUpdateEnvFromMetadata=false")
+	must(t, err)
+	want := model.DefaultFeatureGates()
+	want.InPlaceWorkloadVerticalScaling, want.InPlaceUpdateEnvFromMetadata = true, false
+	if controller != want || !hooks.ResourcesDeletionProtection || hooks.TemplateNoDefaults {
+		t.Errorf("gates %+v %+v", controller, hooks)
+	}
+	controller, hooks, err = parseGates("")
+	if err != nil || controller != model.DefaultFeatureGates() || hooks != (admission.Gates{}) {
+		t.Errorf("no gates: %+v %+v %v, want the defaults", controller, hooks, err)
+	}
+	if _, _, err := parseGates("Nope=true"); err == nil || !strings.Contains(err.Error(), "CloneSetShortHash") || !strings.Contains(err.Error(), "TemplateNoDefaults") {
+		t.Errorf("an unknown gate: %v, want an error naming the known ones", err)
+	}
 }
 
 // TestRunNeedsTheWebhookNamespace: outside a cluster, the self-managed
