@@ -8,8 +8,10 @@ import (
 	"time"
 
 	"github.com/clonecore/cloneset/examples/kubecontroller"
+	"github.com/clonecore/cloneset/examples/kubecontroller/controlplane"
 	"github.com/clonecore/cloneset/examples/kubecontroller/installtest"
 	"github.com/clonecore/cloneset/examples/kubecontroller/webhook"
+	"github.com/clonecore/cloneset/model"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -80,7 +82,8 @@ func shippedRules(cr *rbacv1.ClusterRole, role *rbacv1.Role) []rbacRule {
 // scaled out and in; a CloneSet updated in place with new resources (a
 // resize), twice with one revision kept, then rolled back to its first
 // template (a revision reused); a v1alpha1 CloneSet given a pod to delete
-// (the validating webhook reads the pod); a CloneSet stored before the
+// (the validating webhook reads the pod); a CloneSet whose containers
+// launch in order (the barrier config map); a CloneSet stored before the
 // webhooks, which the controller refuses with an event. No request of
 // theirs is refused (403), and every rule of the roles is used by a request
 // the audit log shows, but those of unexercised, each there for a reason
@@ -155,6 +158,20 @@ func TestLeastPrivilege(t *testing.T) {
 		}
 	}
 
+	// Containers launched in order: the pod webhook injects the barriers,
+	// the launch priority reconciler creates the config map and writes
+	// the first key. Left to no kubelet, the pod waits there.
+	launch := rollout{name: "launch", replicas: 1, policy: "ReCreate"}
+	e.createCloneSetWith(launch, imageV1, func(spec map[string]any) {
+		template := spec["template"].(map[string]any)
+		template["metadata"].(map[string]any)["labels"].(map[string]any)[controlplane.LabelCustomKubelet] = "true"
+		template["spec"] = map[string]any{"containers": []any{
+			map[string]any{"name": "main", "image": imageV1},
+			map[string]any{"name": "first", "image": imageV1, "env": []any{map[string]any{"name": model.EnvLaunchPriority, "value": "1"}}},
+		}}
+	})
+	e.waitBarrierKey(launch.name, kubecontroller.BarrierKey(1))
+
 	// A CloneSet stored before the webhooks.
 	refused := rollout{name: "refused", replicas: 1, policy: "ReCreate"}
 	e.createBeforeWebhooks(refused, imageV1)
@@ -192,6 +209,23 @@ func TestLeastPrivilege(t *testing.T) {
 	}
 	fmt.Printf("least privilege on kube-apiserver %s: %d rules, %d used by the scenario, %d named unexercised, 0 forbidden\n",
 		cp.Version().GitVersion, len(shippedRules(e.sys.ClusterRole, e.sys.Role)), len(shippedRules(e.sys.ClusterRole, e.sys.Role))-len(unexercised)-len(missing), len(unexercised))
+}
+
+// waitBarrierKey waits until the launch barrier of the CloneSet's pod holds
+// key.
+func (e *env) waitBarrierKey(cloneSet, key string) {
+	e.t.Helper()
+	for deadline := time.Now().Add(convergeTimeout); ; time.Sleep(100 * time.Millisecond) {
+		for _, pod := range e.pods.names(cloneSet) {
+			cm, err := e.cs.CoreV1().ConfigMaps(e.ns).Get(e.t.Context(), kubecontroller.BarrierConfigMap(pod), metav1.GetOptions{})
+			if err == nil && cm.Data[key] == "true" {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("no launch barrier of a pod of %s holds %s after %s", cloneSet, key, convergeTimeout)
+		}
+	}
 }
 
 // createCloneSetWith creates the CloneSet of r with image, its spec edited.
