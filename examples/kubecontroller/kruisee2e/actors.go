@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/clonecore/cloneset/examples/kubecontroller/controlplane"
@@ -40,7 +41,25 @@ func StandIns(ctx context.Context, client kubernetes.Interface, aliases map[stri
 			UpdateFunc: func(_, obj any) { enqueue(obj) },
 		},
 	})
+	// The config maps the custom kubelet's pods wait for: a change looks
+	// again at the pods of its namespace that read it.
+	configMaps, cmInformer := cache.NewInformerWithOptions(cache.InformerOptions{
+		ListerWatcher: cache.NewListWatchFromClient(client.CoreV1().RESTClient(), "configmaps", metav1.NamespaceAll, fields.Everything()),
+		ObjectType:    &corev1.ConfigMap{},
+		Handler: cache.ResourceEventHandlerFuncs{
+			AddFunc:    func(obj any) { enqueueReaders(store, obj, queue) },
+			UpdateFunc: func(_, obj any) { enqueueReaders(store, obj, queue) },
+		},
+	})
+	lookup := func(namespace, name string) (map[string]string, bool) {
+		obj, ok, err := configMaps.GetByKey(namespace + "/" + name)
+		if err != nil || !ok {
+			return nil, false
+		}
+		return obj.(*corev1.ConfigMap).Data, true
+	}
 	go informer.RunWithContext(ctx)
+	go cmInformer.RunWithContext(ctx)
 	go func() { <-ctx.Done(); queue.ShutDown() }()
 	agent := &nodeAgent{started: map[string]uint64{}}
 	for {
@@ -50,7 +69,7 @@ func StandIns(ctx context.Context, client kubernetes.Interface, aliases map[stri
 		}
 		obj, exists, err := store.GetByKey(key)
 		if err == nil && exists {
-			again, err := standIn(ctx, client, obj.(*corev1.Pod), agent, aliases)
+			again, err := standIn(ctx, client, obj.(*corev1.Pod), agent, aliases, lookup)
 			switch {
 			case err != nil && ctx.Err() == nil && !apierrors.IsConflict(err) && !apierrors.IsNotFound(err):
 				report(fmt.Errorf("stand-ins: pod %s: %w", key, err))
@@ -65,14 +84,35 @@ func StandIns(ctx context.Context, client kubernetes.Interface, aliases map[stri
 	}
 }
 
+// enqueueReaders queues the pods of the config map's namespace whose
+// containers read it.
+func enqueueReaders(pods cache.Store, obj any, queue workqueue.TypedDelayingInterface[string]) {
+	cm, ok := obj.(*corev1.ConfigMap)
+	if !ok {
+		return
+	}
+	for _, o := range pods.List() {
+		p := o.(*corev1.Pod)
+		if p.Namespace != cm.Namespace || !customKubelet(p) {
+			continue
+		}
+		for i := range p.Spec.Containers {
+			if slices.ContainsFunc(configMapKeys(&p.Spec.Containers[i]), func(ref [2]string) bool { return ref[0] == cm.Name }) {
+				queue.Add(p.Namespace + "/" + p.Name)
+				break
+			}
+		}
+	}
+}
+
 // standIn is one look at a pod: the node agent, then the kubelet stand-in
 // of a pod with hooks. It returns when to look again.
-func standIn(ctx context.Context, client kubernetes.Interface, p *corev1.Pod, agent *nodeAgent, aliases map[string]string) (time.Duration, error) {
+func standIn(ctx context.Context, client kubernetes.Interface, p *corev1.Pod, agent *nodeAgent, aliases map[string]string, configMaps ConfigMaps) (time.Duration, error) {
 	pods := client.CoreV1().Pods(p.Namespace)
 	if p.DeletionTimestamp != nil {
 		return 0, nil
 	}
-	if hookedPod(p) && !customKubelet(p) {
+	if customPod(p) && !customKubelet(p) {
 		patch := fmt.Sprintf(`{"metadata":{"labels":{%q:"true"}}}`, controlplane.LabelCustomKubelet)
 		_, err := pods.Patch(ctx, p.Name, types.StrategicMergePatchType, []byte(patch), metav1.PatchOptions{})
 		return 0, err
@@ -98,7 +138,7 @@ func standIn(ctx context.Context, client kubernetes.Interface, p *corev1.Pod, ag
 	if customKubelet(p) && p.Spec.NodeName != "" {
 		q := p.DeepCopy()
 		q.Status = status
-		status, again = kubeletStatus(q, aliases, now)
+		status, again = kubeletStatus(q, aliases, configMaps, now)
 	}
 	if apiequality.Semantic.DeepEqual(status, p.Status) {
 		return again, nil

@@ -16,15 +16,24 @@ import (
 )
 
 // The kubelet stand-in of the pods kwok's stages cannot play: pods with a
-// container that has a postStart hook. A kubelet runs a postStart hook
-// after it starts the container and reports the container ready only once
-// the hook has returned; the suite's specs of container launch priorities
-// give a container a postStart hook `sleep 10` and check that the next
-// container is restarted only after it (kwok's stages report a restarted
-// container ready at once and know no hooks). The stand-in labels such
+// container that has a postStart hook or an env from a config map's key. A
+// kubelet runs a postStart hook after it starts the container and reports
+// the container ready only once the hook has returned, and starts a
+// container only once the config map keys its env reads are there; the
+// suite's specs of container launch priorities give a container a
+// postStart hook `sleep 10` and check that the next container is restarted
+// only after it, and the pod webhook gives each of their containers the
+// launch barrier env, a key the launch priority reconciler writes from the
+// highest priority down (kwok's stages report a restarted container ready
+// at once and know neither hooks nor config maps). The stand-in labels such
 // pods controlplane.LabelCustomKubelet, so that kwok's kubelet stage leaves
 // them alone, and plays their kubelet:
 //
+//   - a container that has not started waits while a config map or a key
+//     its env needs (valueFrom.configMapKeyRef, not optional) is missing:
+//     waiting, reason CreateContainerConfigError, the kubelet's message, not
+//     ready; it starts once they are there (the barrier of kruise's launch
+//     priority);
 //   - a container whose spec image differs from its status is restarted:
 //     restartCount+1, a new containerID (the kwok stage's formula), its
 //     lastState terminated (exit code 0) when it was killed, running from
@@ -43,14 +52,54 @@ import (
 // kwok still starts such a pod (it may run before the label is set) and
 // deletes it once it is deleted and has no finalizer (its delete stage).
 
-// hookedPod reports whether a container of the pod has a postStart hook.
-func hookedPod(p *corev1.Pod) bool {
-	for _, c := range p.Spec.Containers {
-		if c.Lifecycle != nil && c.Lifecycle.PostStart != nil {
+// customPod reports whether the stand-in plays the pod's kubelet: a
+// container of the pod has a postStart hook or an env from a config map's
+// key (the launch barrier, which kwok's stages do not wait for).
+func customPod(p *corev1.Pod) bool {
+	for i := range p.Spec.Containers {
+		c := &p.Spec.Containers[i]
+		if c.Lifecycle != nil && c.Lifecycle.PostStart != nil || len(configMapKeys(c)) > 0 {
 			return true
 		}
 	}
 	return false
+}
+
+// ConfigMaps looks up a config map's data by namespace and name (ok false
+// when there is no such config map).
+type ConfigMaps func(namespace, name string) (data map[string]string, ok bool)
+
+// configMapKeys lists the config map keys the container's env needs to
+// start (valueFrom.configMapKeyRef, not optional): name and key.
+func configMapKeys(c *corev1.Container) [][2]string {
+	var out [][2]string
+	for _, e := range c.Env {
+		if e.ValueFrom == nil || e.ValueFrom.ConfigMapKeyRef == nil {
+			continue
+		}
+		ref := e.ValueFrom.ConfigMapKeyRef
+		if ref.Optional != nil && *ref.Optional {
+			continue
+		}
+		out = append(out, [2]string{ref.Name, ref.Key})
+	}
+	return out
+}
+
+// missingConfig says why the container cannot be started yet, as the
+// kubelet words it: a config map or a key its env needs is not there; ""
+// when it can start.
+func missingConfig(p *corev1.Pod, c *corev1.Container, configMaps ConfigMaps) string {
+	for _, ref := range configMapKeys(c) {
+		data, ok := configMaps(p.Namespace, ref[0])
+		if !ok {
+			return fmt.Sprintf("configmap %q not found", ref[0])
+		}
+		if _, ok := data[ref[1]]; !ok {
+			return fmt.Sprintf("couldn't find key %s in ConfigMap %s/%s", ref[1], p.Namespace, ref[0])
+		}
+	}
+	return ""
 }
 
 // sleepCommand matches a shell command that is one sleep of whole seconds.
@@ -121,9 +170,10 @@ func ContainerID(pod *corev1.Pod, container string, restarts int32) string {
 	return "containerd://" + hex.EncodeToString(sum[:])
 }
 
-// kubeletStatus is the status the stand-in reports for a pod at now, and
-// when it must look again (0: not before the pod changes).
-func kubeletStatus(p *corev1.Pod, aliases map[string]string, now time.Time) (corev1.PodStatus, time.Duration) {
+// kubeletStatus is the status the stand-in reports for a pod at now, its
+// config maps read from configMaps, and when it must look again (0: not
+// before the pod or a config map changes).
+func kubeletStatus(p *corev1.Pod, aliases map[string]string, configMaps ConfigMaps, now time.Time) (corev1.PodStatus, time.Duration) {
 	st := *p.Status.DeepCopy()
 	st.Phase = corev1.PodRunning
 	if p.Generation != 0 {
@@ -138,7 +188,7 @@ func kubeletStatus(p *corev1.Pod, aliases map[string]string, now time.Time) (cor
 	var unready []string
 	for i := range p.Spec.Containers {
 		c := &p.Spec.Containers[i]
-		s := containerStatus(p, c, aliases, now)
+		s := containerStatus(p, c, aliases, configMaps, now)
 		if run := s.State.Running; run != nil && !s.Ready {
 			if left := run.StartedAt.Add(hookDuration(c)).Sub(now); left > 0 {
 				again = max(again, left)
@@ -152,6 +202,12 @@ func kubeletStatus(p *corev1.Pod, aliases map[string]string, now time.Time) (cor
 		statuses = append(statuses, s)
 	}
 	st.ContainerStatuses = statuses
+	st.Phase = corev1.PodPending // until a container has started
+	for _, s := range statuses {
+		if s.State.Running != nil || s.State.Terminated != nil || s.LastTerminationState.Terminated != nil {
+			st.Phase = corev1.PodRunning
+		}
+	}
 	containersReady := len(unready) == 0
 	ready := containersReady
 	for _, g := range p.Spec.ReadinessGates {
@@ -168,11 +224,13 @@ func kubeletStatus(p *corev1.Pod, aliases map[string]string, now time.Time) (cor
 	return st, again
 }
 
-// containerStatus is container c's status at now: started (if it has no
-// status yet), restarted (when its image changed), crash-looping (when its
-// process exits at once) or as it was. A running container is reported not
-// ready here; kubeletStatus makes it ready once its hook has run.
-func containerStatus(p *corev1.Pod, c *corev1.Container, aliases map[string]string, now time.Time) corev1.ContainerStatus {
+// containerStatus is container c's status at now: waiting for its config
+// (if it has not started and a config map key it needs is missing),
+// started (if it has no status yet, or waited for its config), restarted
+// (when its image changed), crash-looping (when its process exits at once)
+// or as it was. A running container is reported not ready here;
+// kubeletStatus makes it ready once its hook has run.
+func containerStatus(p *corev1.Pod, c *corev1.Container, aliases map[string]string, configMaps ConfigMaps, now time.Time) corev1.ContainerStatus {
 	image := RuntimeImage(c.Image)
 	var old *corev1.ContainerStatus
 	for i := range p.Status.ContainerStatuses {
@@ -181,6 +239,15 @@ func containerStatus(p *corev1.Pod, c *corev1.Container, aliases map[string]stri
 		}
 	}
 	t := metav1.NewTime(now)
+	if old != nil && old.State.Waiting != nil && old.State.Waiting.Reason == reasonConfigError {
+		old = nil // never started: it starts as a new container
+	}
+	if old == nil {
+		if why := missingConfig(p, c, configMaps); why != "" {
+			return corev1.ContainerStatus{Name: c.Name, Image: image, Started: ptrTo(false),
+				State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reasonConfigError, Message: why}}}
+		}
+	}
 	if old != nil && old.Image == image {
 		return *old.DeepCopy()
 	}
@@ -206,6 +273,10 @@ func containerStatus(p *corev1.Pod, c *corev1.Container, aliases map[string]stri
 	s.State = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: t}}
 	return s
 }
+
+// reasonConfigError is the kubelet's waiting reason of a container whose
+// env's config map or key is missing.
+const reasonConfigError = "CreateContainerConfigError"
 
 func startedAt(s *corev1.ContainerStatus) metav1.Time {
 	if s.State.Running != nil {

@@ -49,7 +49,7 @@ func statusOf(t *testing.T, st corev1.PodStatus, name string) corev1.ContainerSt
 func TestKubeletHookDelaysReadiness(t *testing.T) {
 	p := hookedTestPod()
 	p.Spec.Containers[0].Image, p.Spec.Containers[1].Image = "nginx:2", "redis:7"
-	st, again := kubeletStatus(p, nil, t0.Add(time.Minute))
+	st, again := kubeletStatus(p, nil, noConfigMaps, t0.Add(time.Minute))
 	web, cache := statusOf(t, st, "web"), statusOf(t, st, "cache")
 	if !web.Ready || web.RestartCount != 1 || web.Image != "nginx:2" || web.LastTerminationState.Terminated == nil {
 		t.Errorf("web: %+v", web)
@@ -64,7 +64,7 @@ func TestKubeletHookDelaysReadiness(t *testing.T) {
 		t.Error("the pod is Ready while a hook runs")
 	}
 	p.Status = st
-	st, again = kubeletStatus(p, nil, t0.Add(time.Minute+10*time.Second))
+	st, again = kubeletStatus(p, nil, noConfigMaps, t0.Add(time.Minute+10*time.Second))
 	if c := statusOf(t, st, "cache"); !c.Ready || c.RestartCount != 1 || again != 0 {
 		t.Errorf("cache after its hook: %+v (again %s)", c, again)
 	}
@@ -78,13 +78,13 @@ func TestKubeletHookDelaysReadiness(t *testing.T) {
 func TestKubeletCrashLoop(t *testing.T) {
 	p := hookedTestPod()
 	p.Spec.Containers[1].Image = "registry.k8s.io/e2e-test-images/busybox:1.36.1-1"
-	st, _ := kubeletStatus(p, nil, t0.Add(time.Minute))
+	st, _ := kubeletStatus(p, nil, noConfigMaps, t0.Add(time.Minute))
 	c := statusOf(t, st, "cache")
 	if c.State.Waiting == nil || c.State.Waiting.Reason != "CrashLoopBackOff" || c.LastTerminationState.Terminated == nil || c.Ready {
 		t.Errorf("busybox without a command: %+v", c)
 	}
 	p.Spec.Containers[1].Command = []string{"sleep", "999"}
-	st, _ = kubeletStatus(p, nil, t0.Add(time.Minute))
+	st, _ = kubeletStatus(p, nil, noConfigMaps, t0.Add(time.Minute))
 	if c := statusOf(t, st, "cache"); c.State.Running == nil {
 		t.Errorf("busybox with a command: %+v", c)
 	}
@@ -94,9 +94,9 @@ func TestKubeletCrashLoop(t *testing.T) {
 // reports is left as it is (the stand-in writes nothing).
 func TestKubeletKeepsASettledPod(t *testing.T) {
 	p := hookedTestPod()
-	st, _ := kubeletStatus(p, nil, t0.Add(time.Hour))
+	st, _ := kubeletStatus(p, nil, noConfigMaps, t0.Add(time.Hour))
 	p.Status = st
-	again, _ := kubeletStatus(p, nil, t0.Add(2*time.Hour))
+	again, _ := kubeletStatus(p, nil, noConfigMaps, t0.Add(2*time.Hour))
 	if a, b := mustJSON(t, st), mustJSON(t, again); a != b {
 		t.Errorf("a settled pod changed:\n%s\n%s", a, b)
 	}
@@ -222,4 +222,55 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// noConfigMaps is a cluster without config maps.
+func noConfigMaps(string, string) (map[string]string, bool) { return nil, false }
+
+// TestKubeletWaitsForLaunchBarrier: containers whose launch barrier key is
+// missing wait (CreateContainerConfigError, not ready, the pod Pending
+// while none has started) and start once the key is there: redis (p_10)
+// first, nginx (p_0) when its key follows, as the launch priority
+// reconciler writes them.
+func TestKubeletWaitsForLaunchBarrier(t *testing.T) {
+	barrier := func(key string) []corev1.EnvVar {
+		return []corev1.EnvVar{{Name: "KRUISE_CONTAINER_BARRIER", ValueFrom: &corev1.EnvVarSource{ConfigMapKeyRef: &corev1.ConfigMapKeySelector{
+			LocalObjectReference: corev1.LocalObjectReference{Name: "p-barrier"}, Key: key}}}}
+	}
+	p := hookedTestPod()
+	p.Status = corev1.PodStatus{}
+	p.Spec.Containers[0].Env, p.Spec.Containers[1].Env = barrier("p_0"), barrier("p_10")
+	if !customPod(p) {
+		t.Fatal("a pod with launch barriers is not the custom kubelet's")
+	}
+	data := map[string]map[string]string{}
+	configMaps := func(ns, name string) (map[string]string, bool) {
+		d, ok := data[ns+"/"+name]
+		return d, ok
+	}
+	st, _ := kubeletStatus(p, nil, configMaps, t0)
+	web := statusOf(t, st, "web")
+	if web.State.Waiting == nil || web.State.Waiting.Reason != "CreateContainerConfigError" || web.State.Waiting.Message != `configmap "p-barrier" not found` || web.Ready || st.Phase != corev1.PodPending {
+		t.Errorf("no config map: web %+v, phase %s", web, st.Phase)
+	}
+	data["ns/p-barrier"] = map[string]string{}
+	p.Status = st
+	st, _ = kubeletStatus(p, nil, configMaps, t0.Add(time.Second))
+	if w := statusOf(t, st, "web").State.Waiting; w == nil || w.Message != "couldn't find key p_0 in ConfigMap ns/p-barrier" {
+		t.Errorf("no key: web waiting %+v", w)
+	}
+	data["ns/p-barrier"]["p_10"] = "true"
+	p.Status = st
+	st, _ = kubeletStatus(p, nil, configMaps, t0.Add(2*time.Second))
+	web, cache := statusOf(t, st, "web"), statusOf(t, st, "cache")
+	if web.State.Waiting == nil || cache.State.Running == nil || cache.RestartCount != 0 || cache.ContainerID == "" || st.Phase != corev1.PodRunning {
+		t.Errorf("p_10: web %+v, cache %+v, phase %s", web, cache, st.Phase)
+	}
+	data["ns/p-barrier"]["p_0"] = "true"
+	p.Status = st
+	st, _ = kubeletStatus(p, nil, configMaps, t0.Add(13*time.Second))
+	web, cache = statusOf(t, st, "web"), statusOf(t, st, "cache")
+	if web.State.Running == nil || !web.Ready || web.RestartCount != 0 || web.LastTerminationState.Terminated != nil || !cache.Ready {
+		t.Errorf("p_0: web %+v, cache %+v", web, cache)
+	}
 }
