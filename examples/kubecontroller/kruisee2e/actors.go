@@ -62,6 +62,7 @@ func StandIns(ctx context.Context, client kubernetes.Interface, aliases map[stri
 	go cmInformer.RunWithContext(ctx)
 	go func() { <-ctx.Done(); queue.ShutDown() }()
 	agent := &nodeAgent{started: map[string]uint64{}}
+	lastSync := map[string]time.Time{} // the custom kubelet's pod workers
 	for {
 		key, shutdown := queue.Get()
 		if shutdown {
@@ -69,7 +70,7 @@ func StandIns(ctx context.Context, client kubernetes.Interface, aliases map[stri
 		}
 		obj, exists, err := store.GetByKey(key)
 		if err == nil && exists {
-			again, err := standIn(ctx, client, obj.(*corev1.Pod), agent, aliases, lookup)
+			again, err := standIn(ctx, client, obj.(*corev1.Pod), agent, aliases, lookup, lastSync)
 			switch {
 			case err != nil && ctx.Err() == nil && !apierrors.IsConflict(err) && !apierrors.IsNotFound(err):
 				report(fmt.Errorf("stand-ins: pod %s: %w", key, err))
@@ -107,7 +108,8 @@ func enqueueReaders(pods cache.Store, obj any, queue workqueue.TypedDelayingInte
 
 // standIn is one look at a pod: the node agent, then the kubelet stand-in
 // of a pod with hooks. It returns when to look again.
-func standIn(ctx context.Context, client kubernetes.Interface, p *corev1.Pod, agent *nodeAgent, aliases map[string]string, configMaps ConfigMaps) (time.Duration, error) {
+func standIn(ctx context.Context, client kubernetes.Interface, p *corev1.Pod, agent *nodeAgent, aliases map[string]string, configMaps ConfigMaps,
+	lastSync map[string]time.Time) (time.Duration, error) {
 	pods := client.CoreV1().Pods(p.Namespace)
 	if p.DeletionTimestamp != nil {
 		return 0, nil
@@ -118,6 +120,11 @@ func standIn(ctx context.Context, client kubernetes.Interface, p *corev1.Pod, ag
 		return 0, err
 	}
 	now := time.Now()
+	key := p.Namespace + "/" + p.Name
+	kubelet := customKubelet(p) && p.Spec.NodeName != ""
+	if next := relistAfter(lastSync[key]); kubelet && now.Before(next) {
+		return next.Sub(now), nil // the pod worker waits for the next relist
+	}
 	res := agent.sync(p, now)
 	if res.annotation != "" {
 		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
@@ -135,10 +142,13 @@ func standIn(ctx context.Context, client kubernetes.Interface, p *corev1.Pod, ag
 		status = *res.status
 	}
 	var again time.Duration
-	if customKubelet(p) && p.Spec.NodeName != "" {
+	if kubelet {
 		q := p.DeepCopy()
 		q.Status = status
 		status, again = kubeletStatus(q, aliases, configMaps, now)
+	}
+	if kubelet {
+		lastSync[key] = now // a sync, whether it writes or not
 	}
 	if apiequality.Semantic.DeepEqual(status, p.Status) {
 		return again, nil
@@ -146,5 +156,8 @@ func standIn(ctx context.Context, client kubernetes.Interface, p *corev1.Pod, ag
 	q := p.DeepCopy()
 	q.Status = status
 	_, err := pods.UpdateStatus(ctx, q, metav1.UpdateOptions{})
+	if kubelet && err == nil {
+		lastSync[key] = syncEnd(p, status, now)
+	}
 	return again, err
 }

@@ -49,6 +49,21 @@ import (
 //     and spec.readinessGates, as the kubelet computes them, and
 //     status.observedGeneration follows metadata.generation.
 //
+// Like a kubelet (its generic PLEG), the stand-in syncs a pod only with a
+// view of the containers newer than its last sync: the container runtime
+// is listed once a second (the relist period), and a pod's sync waits for
+// the first list after the previous sync ended, which itself ended only
+// when the postStart hooks of the containers it started had returned. So a
+// container whose hook ends at T is reported ready at the first relist
+// after T, and a change the controller makes upon that (the next batch of
+// an in-place update: a container killed) is carried out at the relist
+// after that one, never less than a second later (kruise's e2e spec "in
+// place update two container images with priorities successfully"
+// expects the second container stopped more than 10 s, in whole seconds,
+// after the first one's start, its hook 10 s). The relists of the stand-in
+// fall on whole seconds (relistAfter; a kubelet's at its own phase, which
+// changes none of the bounds).
+//
 // kwok still starts such a pod (it may run before the label is set) and
 // deletes it once it is deleted and has no finalizer (its delete stage).
 
@@ -319,4 +334,35 @@ func ptrTo[T any](v T) *T { return &v }
 // customKubelet reports whether the stand-in plays the pod's kubelet.
 func customKubelet(p *corev1.Pod) bool {
 	return p.Labels[controlplane.LabelCustomKubelet] == "true"
+}
+
+// relistPeriod is the kubelet's generic PLEG relist period.
+const relistPeriod = time.Second
+
+// relistAfter is the first relist of the container runtime after t (the
+// relists fall on whole seconds): the earliest a pod whose last sync ended
+// at t is synced again. The zero time (never synced) allows any time.
+func relistAfter(t time.Time) time.Time {
+	if t.IsZero() {
+		return t
+	}
+	return t.Truncate(relistPeriod).Add(relistPeriod)
+}
+
+// syncEnd is when the kubelet's sync that reported st at now ends: once
+// the postStart hooks of the containers it started (running since now)
+// have returned.
+func syncEnd(p *corev1.Pod, st corev1.PodStatus, now time.Time) time.Time {
+	end := now
+	for _, s := range st.ContainerStatuses {
+		if s.State.Running == nil || !s.State.Running.StartedAt.Time.Equal(now) {
+			continue
+		}
+		if c := specContainer(p, s.Name); c != nil {
+			if e := now.Add(hookDuration(c)); e.After(end) {
+				end = e
+			}
+		}
+	}
+	return end
 }

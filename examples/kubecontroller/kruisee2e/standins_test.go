@@ -274,3 +274,36 @@ func TestKubeletWaitsForLaunchBarrier(t *testing.T) {
 		t.Errorf("p_0: web %+v, cache %+v", web, cache)
 	}
 }
+
+// TestKubeletRelist: a pod's next sync waits for the first relist after
+// its last sync ended, and a sync that starts a container with a postStart
+// hook ends when the hook returns: the ready report of a container whose
+// hook `sleep 10` started at T comes at a relist after T+10, and a change
+// upon it at the relist after that, more than 11 s after T.
+func TestKubeletRelist(t *testing.T) {
+	if !relistAfter(time.Time{}).IsZero() {
+		t.Error("a pod never synced waits")
+	}
+	start := t0.Add(300 * time.Millisecond)
+	if got := relistAfter(start); !got.Equal(t0.Add(time.Second)) {
+		t.Errorf("relistAfter(%s) = %s", start, got)
+	}
+	if got := relistAfter(t0); !got.Equal(t0.Add(time.Second)) {
+		t.Errorf("relistAfter on a relist = %s, want the next one", got)
+	}
+	p := hookedTestPod()
+	p.Spec.Containers[1].Image = "redis:7" // cache restarts, hook sleep 10
+	st, _ := kubeletStatus(p, nil, noConfigMaps, start)
+	end := syncEnd(p, st, start)
+	if !end.Equal(start.Add(10 * time.Second)) {
+		t.Errorf("the sync that started cache ends at %s, want its hook's end %s", end, start.Add(10*time.Second))
+	}
+	ready := relistAfter(end)
+	killed := relistAfter(ready)
+	if killed.Sub(start) <= 11*time.Second || killed.Truncate(time.Second).Sub(start.Truncate(time.Second)) <= 10*time.Second {
+		t.Errorf("started %s, ready reported %s, next change %s: want more than 10 whole seconds", start, ready, killed)
+	}
+	if e := syncEnd(p, st, start.Add(time.Second)); !e.Equal(start.Add(time.Second)) {
+		t.Errorf("a later sync that starts nothing ends at %s", e)
+	}
+}
