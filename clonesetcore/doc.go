@@ -1,9 +1,9 @@
 // Package clonesetcore is the planner of the CloneSet controller: it composes
-// the rule packages (partition, ordering, inplace, lifecycle, pvc,
+// the rule packages (partition, ordering, inplace, lifecycle, pvc, predownload,
 // clonesetcore/progress) into the decision of one reconcile of one CloneSet.
 //
 // Plan takes a snapshot (a model.Scenario: the CloneSet, its pods, PVCs,
-// ControllerRevisions, nodes, the clock and the feature gates) and returns a
+// ControllerRevisions, nodes, ImagePullJobs, the clock and the feature gates) and returns a
 // Result: the actions to take, the budget arithmetic behind them, the status
 // the controller would write, when to call again, and notes that explain every
 // decision and every reason nothing happened. PlanWithOptions bounds the plan
@@ -27,8 +27,12 @@
 //  1. Apply Result.Actions in order. A CreateRevision or UpdateRevision opens
 //     the list. CreatePod actions carry a Batch index: the pods of one batch
 //     may be created concurrently, and once a batch had a failure no later
-//     batch starts (upstream's slow start). Any other failed write ends the
-//     actions of the round. The trailing UpdatePodsToDelete and
+//     batch starts (upstream's slow start). The image pre-download actions
+//     (CreateImagePullJob, LabelRevision, DeleteImagePullJob; they follow the
+//     revision write and the PVC clean-up) tolerate failures
+//     (model.ToleratesFailure): upstream logs them and goes on, except that a
+//     failed DeleteImagePullJob skips the later ones. Any other failed write
+//     ends the actions of the round. The trailing UpdatePodsToDelete and
 //     DeleteRevision actions are upstream's steps after the status write
 //     (docs/spec/lifecycle-status-validation.md 2.7): write the status
 //     (step 2) before them, and drop them when that write fails.

@@ -144,6 +144,7 @@ func (r *round) plan() (*Result, error) {
 	}
 	r.revisionActions()
 	r.cleanupPVCs()
+	r.preDownload()
 	changed := false
 	if !r.cs.DeletionTimestamp.IsZero() {
 		r.notes.add("the CloneSet is being deleted: no scaling and no update (status is still computed)")

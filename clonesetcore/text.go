@@ -154,6 +154,16 @@ func describeAction(a model.Action) string {
 		s = fmt.Sprintf("set the revision of ControllerRevision %s to %d (it becomes the newest)", a.Revision, a.RevisionNumber)
 	case model.ActionDeleteRevision:
 		s = "delete ControllerRevision " + a.Revision
+	case model.ActionCreateImagePullJob:
+		s = fmt.Sprintf("create ImagePullJob %s pulling %s (container %s of %s)", a.ImagePullJob, a.Image, a.Container, a.Revision)
+	case model.ActionLabelRevision:
+		var kv []string
+		for _, k := range model.SortedKeys(a.SetLabels) {
+			kv = append(kv, k+"="+a.SetLabels[k])
+		}
+		s = fmt.Sprintf("label ControllerRevision %s %s", a.Revision, strings.Join(kv, ", "))
+	case model.ActionDeleteImagePullJob:
+		s = "delete ImagePullJob " + a.ImagePullJob
 	default:
 		s = string(a.Type)
 	}

@@ -18,7 +18,8 @@ import (
 // type: a Pod into *model.Pod, a PersistentVolumeClaim into *model.PVC, a
 // ControllerRevision into *model.Revision, a Node into *model.Node, a
 // CloneSet of either API version into *model.CloneSet (as read, before
-// defaulting). It applies the field rules of the loader (the same model as
+// defaulting), an ImagePullJob of either API version into
+// *model.ImagePullJob. It applies the field rules of the loader (the same model as
 // LoadBytes gives for the object); source names the object in errors. Any
 // other kind, or more than one object, is an error.
 func DecodeObject(data []byte, source string) (any, error) {
@@ -55,8 +56,10 @@ func DecodeObject(data []byte, source string) (any, error) {
 		return l.nodes[0].obj, nil
 	case len(l.clone) == 1:
 		return l.clone[0].obj, nil
+	case len(l.jobs) == 1:
+		return l.jobs[0].obj, nil
 	}
-	return nil, fmt.Errorf("%s: not a Pod, PersistentVolumeClaim, ControllerRevision, Node or CloneSet", source)
+	return nil, fmt.Errorf("%s: not a Pod, PersistentVolumeClaim, ControllerRevision, Node, CloneSet or ImagePullJob", source)
 }
 
 // DecodeCloneSetTree reads a CloneSet of either API version from a JSON-like

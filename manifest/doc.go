@@ -1,6 +1,6 @@
 // Package manifest reads scenarios: streams of Kubernetes-shaped YAML or JSON
 // documents (a CloneSet, its Pods, PersistentVolumeClaims, ControllerRevisions,
-// Nodes and an optional clonesetcore/v1alpha1 Scenario document, see
+// ImagePullJobs, Nodes and an optional clonesetcore/v1alpha1 Scenario document, see
 // docs/spec/scenario-format.md section 1) and turns them into a
 // model.Scenario.
 //
@@ -16,7 +16,7 @@
 // the mutating webhook of its API version, a v1alpha1 CloneSet is converted to
 // the internal v1beta1 shape (model.SetDefaults, model.ConvertV1alpha1), and
 // every rule of the upstream validating webhook for that version is enforced
-// (model.Validate). Pods and PVCs that belong to something else are kept apart
+// (model.Validate). Pods, PVCs and ImagePullJobs that belong to something else are kept apart
 // in Scenario.SetAside.
 //
 // Load and its variants read the stream of one CloneSet (a second one is an

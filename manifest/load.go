@@ -22,6 +22,7 @@ const (
 	kindPVC        = "PersistentVolumeClaim"
 	kindRevision   = "ControllerRevision"
 	kindNode       = "Node"
+	kindJob        = "ImagePullJob"
 	kindList       = "List"
 	maxListNesting = 8
 )
@@ -224,6 +225,7 @@ type loader struct {
 	pvcs    []located[*model.PVC]
 	revs    []located[*model.Revision]
 	nodes   []located[*model.Node]
+	jobs    []located[*model.ImagePullJob]
 
 	// quantities are the quantities parsed so far, by text, shared by the
 	// documents' decoders.
@@ -277,7 +279,7 @@ func (o Options) read(inputs []input) (*loader, error) {
 	return l, nil
 }
 
-// inheritNamespace gives the pods, PVCs and ControllerRevisions read without
+// inheritNamespace gives the pods, PVCs, ControllerRevisions and ImagePullJobs read without
 // a namespace the namespace ns (kubectl's default for a stream).
 func (l *loader) inheritNamespace(ns string) {
 	inherit := func(s *string) {
@@ -293,6 +295,9 @@ func (l *loader) inheritNamespace(ns string) {
 	}
 	for i := range l.revs {
 		inherit(&l.revs[i].ns)
+	}
+	for _, j := range l.jobs {
+		inherit(&j.obj.Namespace)
 	}
 }
 
@@ -428,6 +433,11 @@ func (l *loader) document(source, label string, root *yaml.Node, defAPI, defKind
 		if needName() {
 			l.nodes = append(l.nodes, located[*model.Node]{nd, loc, "", nil, "", nil})
 		}
+	case (apiVersion == model.APIVersionV1alpha1 || apiVersion == model.APIVersionV1beta1) && kind == kindJob:
+		j := decodeImagePullJob(v)
+		if needName() {
+			l.jobs = append(l.jobs, located[*model.ImagePullJob]{j, loc, j.Namespace, nil, "", nil})
+		}
 	default:
 		// Unknown kinds are ignored.
 	}
@@ -555,6 +565,13 @@ func (l *loader) sortOut(scn *model.Scenario) {
 	}
 	for _, ln := range l.nodes {
 		scn.Nodes = append(scn.Nodes, ln.obj)
+	}
+	for _, lj := range l.jobs {
+		if reason := ImagePullJobLeftOut(cs, lj.obj); reason != "" {
+			scn.SetAside = append(scn.SetAside, model.SetAside{Kind: kindJob, Name: lj.obj.Name, Reason: reason})
+			continue
+		}
+		scn.ImagePullJobs = append(scn.ImagePullJobs, lj.obj)
 	}
 }
 

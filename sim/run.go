@@ -938,6 +938,12 @@ func describeAction(a model.Action) string {
 		return fmt.Sprintf("renumber revision %s to %d (roll-back: it becomes the newest)", a.Revision, a.RevisionNumber)
 	case model.ActionDeleteRevision:
 		return fmt.Sprintf("delete revision %s (history limit)", a.Revision)
+	case model.ActionCreateImagePullJob:
+		return fmt.Sprintf("create ImagePullJob %s (pre-download %s)", a.ImagePullJob, a.Image)
+	case model.ActionLabelRevision:
+		return fmt.Sprintf("label revision %s %v", a.Revision, a.SetLabels)
+	case model.ActionDeleteImagePullJob:
+		return fmt.Sprintf("delete ImagePullJob %s (rollout done)", a.ImagePullJob)
 	}
 	return string(a.Type) + " " + a.Pod
 }

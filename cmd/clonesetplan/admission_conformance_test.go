@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/clonecore/cloneset/internal/admissionrecord"
+	"github.com/clonecore/cloneset/internal/cisummary"
 )
 
 // admissionDir holds what kruise's CloneSet webhooks made of 100 CloneSets
@@ -56,8 +57,7 @@ func TestConformanceAdmission(t *testing.T) {
 		fmt.Sprintf("conformance admission: defaulted %d/%d, verdicts %d/%d, conversions %d/%d", defaulted, n, verdicts, n, conversions, n),
 		fmt.Sprintf("pod template refusals %d/%d", total.templateNamed, total.templateRefusals),
 	} {
-		t.Log(line)
-		fmt.Println(line)
+		cisummary.Print(t, line)
 	}
 }
 

@@ -41,8 +41,22 @@ type Reconciler struct {
 	CloneSetGVK schema.GroupVersionKind
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
-	// Gates are the feature gates (upstream's defaults when nil).
+	// Gates are the feature gates (upstream's defaults when nil). The
+	// PreDownloadImageForInPlaceUpdate gate takes effect only with
+	// ImagePullJobsServed.
 	Gates *model.FeatureGates
+	// ImagePullJobsServed says that the API server serves OpenKruise's
+	// apps.kruise.io/v1beta1 ImagePullJob. With the
+	// PreDownloadImageForInPlaceUpdate gate on, the reconciles then list the
+	// CloneSet's ImagePullJobs and send the image pre-download's requests
+	// (docs/spec/image-predownload.md); without it the gate is planned as
+	// off, as OpenKruise's controller turns it off when its discovery does
+	// not find the kind. SetupWithManager sets it from the API server's
+	// discovery (and logs once when the gate is on and the kind is not
+	// served) and registers the jobs' owner index; set it yourself only
+	// for a Client that lists ImagePullJobs, and with UseOwnerIndex only
+	// where IndexImagePullJobsByOwner registered the index.
+	ImagePullJobsServed bool
 	// Expectations are shared by all reconciles (created on first use).
 	Expectations *Expectations
 	// Logf, when set, receives a line per blocked round, dropped
@@ -209,6 +223,19 @@ func (r *Reconciler) gvk() schema.GroupVersionKind {
 	return r.CloneSetGVK
 }
 
+// gates are the gates the rounds plan with: r.Gates, with
+// PreDownloadImageForInPlaceUpdate off unless ImagePullJobs are served.
+func (r *Reconciler) gates() model.FeatureGates {
+	g := model.DefaultFeatureGates()
+	if r.Gates != nil {
+		g = *r.Gates
+	}
+	if !r.ImagePullJobsServed {
+		g.PreDownloadImageForInPlaceUpdate = false
+	}
+	return g
+}
+
 func (r *Reconciler) now() time.Time {
 	if r.Now == nil {
 		return time.Now()
@@ -261,6 +288,18 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		mgr.GetLogger().Info("no owner index: each reconcile lists the whole namespace", "error", err.Error())
 	} else {
 		r.UseOwnerIndex = true
+	}
+	// Image pre-download: ImagePullJobs only when the gate is on and the
+	// API server serves them (their owner index then too).
+	if r.Gates != nil && r.Gates.PreDownloadImageForInPlaceUpdate {
+		r.ImagePullJobsServed = ServesImagePullJobs(mgr.GetRESTMapper())
+		if !r.ImagePullJobsServed {
+			mgr.GetLogger().Info("the PreDownloadImageForInPlaceUpdate gate is on, but the API server does not serve apps.kruise.io/v1beta1 ImagePullJob: no image pre-download (as OpenKruise's controller)")
+		} else if r.UseOwnerIndex {
+			if err := IndexImagePullJobsByOwner(context.Background(), mgr.GetFieldIndexer()); err != nil {
+				return fmt.Errorf("the owner index of ImagePullJobs: %w", err)
+			}
+		}
 	}
 	// Likewise the Node informer: without it the reconciles list the nodes.
 	if r.Nodes == nil {
@@ -340,7 +379,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (res 
 	// Only the objects that changed since the last round are converted and
 	// read again: the Tracker plans from its records of the others.
 	st := r.trackedState(owner)
-	scn, err := Scenario(objs, ScenarioOptions{Now: now, Gates: r.Gates, Cache: st.cache})
+	gates := r.gates()
+	scn, err := Scenario(objs, ScenarioOptions{Now: now, Gates: &gates, Cache: st.cache})
 	var invalid *InvalidCloneSetError
 	switch {
 	case errors.As(err, &invalid):
@@ -382,6 +422,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (res 
 	sender := &Sender{Client: r.Client, CloneSetGVK: r.gvk(), Expectations: exp, Owner: owner, Now: now}
 	outcomes, err := sender.Send(ctx, reqs)
 	round.Outcomes = outcomes
+	for _, o := range outcomes {
+		if o.Err != nil && o.Request.Tolerated {
+			r.logf(ctx, "%s: %v (the round goes on, as OpenKruise's)", owner, o.Err)
+		}
+	}
 	if err != nil && onlyStatusConflict(outcomes) {
 		// The round read a CloneSet older than the server's (the cache has
 		// not shown the newer one yet, often this controller's previous
@@ -561,6 +606,13 @@ func (r *Reconciler) list(ctx context.Context, cs *unstructured.Unstructured, wi
 			continue
 		}
 		objs.Revisions = append(objs.Revisions, rev)
+	}
+	if r.gates().PreDownloadImageForInPlaceUpdate {
+		jobs, err := r.listImagePullJobs(ctx, ns, uid, copies)
+		if err != nil {
+			return objs, err
+		}
+		objs.ImagePullJobs = jobs
 	}
 	if !withNodes {
 		return objs, nil

@@ -40,8 +40,9 @@ type Sender struct {
 	// Expectations, when set, get an expectation for every create and delete
 	// of a pod, claim or revision (upstream follows pods and claims; a
 	// revision followed too keeps a lagging cache from creating or deleting
-	// one twice), and the resourceVersion of every patched pod and claim,
-	// under Owner.
+	// one twice), and the resourceVersion of every patched pod, claim and
+	// revision (upstream waits for its update revision's, after it marked
+	// it for the image pre-download), under Owner.
 	Expectations *Expectations
 	// Owner is the key of the CloneSet ("namespace/name").
 	Owner string
@@ -58,7 +59,10 @@ type Sender struct {
 // requests; the status write (Action -1) is sent all the same, as upstream
 // writes the status of a round whose actions failed, and the requests that
 // follow it (the podsToDelete rewrite, the history truncation) only when it
-// succeeded. The next reconcile plans again from what the server then holds.
+// succeeded. The failure of a Tolerated request (the image pre-download's)
+// stops nothing but the later ImagePullJob deletes, and is reported in its
+// Outcome only, not in the error: OpenKruise logs it and goes on. The next
+// reconcile plans again from what the server then holds.
 //
 // The creates of a batch are sent one after the other, which keeps the order
 // of the writes, and the resourceVersions the server hands out,
@@ -77,7 +81,9 @@ func (s *Sender) Send(ctx context.Context, reqs []requests.Request) ([]Outcome, 
 		out[i].Sent = true
 		if err := s.sendOne(ctx, r); err != nil {
 			out[i].Err = err
-			errs = append(errs, err)
+			if !r.Tolerated {
+				errs = append(errs, err)
+			}
 			progress.Failed(r)
 		}
 	}
@@ -131,7 +137,7 @@ func (s *Sender) sendOne(ctx context.Context, r requests.Request) error {
 	case requests.VerbPatch:
 		var rv string
 		rv, err = s.patch(ctx, r)
-		if err == nil && (r.Resource == requests.ResourcePods || r.Resource == requests.ResourcePersistentVolumeClaims) {
+		if err == nil && (r.Resource == requests.ResourcePods || r.Resource == requests.ResourcePersistentVolumeClaims || r.Resource == requests.ResourceControllerRevisions) {
 			s.expect(func(st *expectations.Store) { st.ExpectResourceVersion(s.Owner, obj, rv, s.Now) })
 		}
 	default:
@@ -193,6 +199,8 @@ func (s *Sender) newObject(r requests.Request) (client.Object, error) {
 		o = &corev1.PersistentVolumeClaim{}
 	case requests.ResourceControllerRevisions:
 		o = &appsv1.ControllerRevision{}
+	case requests.ResourceImagePullJobs:
+		o = newImagePullJob()
 	case requests.ResourceCloneSets:
 		u := &unstructured.Unstructured{}
 		gvk := s.CloneSetGVK

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/clonecore/cloneset/examples/kubecontroller"
+	"github.com/clonecore/cloneset/internal/cisummary"
 	"github.com/clonecore/cloneset/model"
 	"github.com/clonecore/cloneset/sim"
 	"github.com/go-logr/logr"
@@ -512,8 +513,8 @@ func (c *Cluster) RunScenario(t *testing.T, sc Scenario) Result {
 	if sc.Outcome != sim.Converged {
 		note = fmt.Sprintf(" (at rest where the simulator ends %s: %d of %s updated)", sc.Outcome, res.Final.updated(), res.Final.replicas())
 	}
-	fmt.Printf("kubecontroller on kube-apiserver %s: converged after %d reconciles, %d requests, %d refused%s\n",
-		sc.Name, res.Counts.Reconciles, res.Counts.Requests, len(res.Counts.Refused), note)
+	cisummary.Print(t, fmt.Sprintf("kubecontroller on kube-apiserver %s: converged after %d reconciles, %d requests, %d refused%s",
+		sc.Name, res.Counts.Reconciles, res.Counts.Requests, len(res.Counts.Refused), note))
 	t.Logf("%s: %v wall time; %d conflicts (planned again):%s\nfinal state: %s", sc.Name, res.Duration.Round(time.Millisecond),
 		len(res.Counts.Conflicts), strings.Join(append([]string{""}, res.Counts.Conflicts...), "\n  "), res.Final)
 	if len(res.Counts.Refused) > 0 {

@@ -14,6 +14,7 @@ import (
 	"github.com/clonecore/cloneset/examples/kubecontroller/controlplane"
 	"github.com/clonecore/cloneset/examples/kubecontroller/installtest"
 	"github.com/clonecore/cloneset/examples/kubecontroller/webhook"
+	"github.com/clonecore/cloneset/internal/cisummary"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -419,7 +420,7 @@ func (e *env) verdict(fault, cloneSet string, start time.Time, converged time.Du
 	e.t.Helper()
 	writes := e.auditWrites(start)
 	violations, highest, lowest, events, relists := e.pods.result(cloneSet)
-	fmt.Printf("fault %s: converged in %.1fs, %d written twice, %d budget violations\n", fault, converged.Seconds(), len(writes.twice), len(violations))
+	cisummary.Print(e.t, fmt.Sprintf("fault %s: converged in %.1fs, %d written twice, %d budget violations", fault, converged.Seconds(), len(writes.twice), len(violations)))
 	e.t.Logf("%s: %s; pods: at most %d active, at least %d ready; watch: %d events, %d relists", fault, writes, highest, lowest, events, relists)
 	for _, s := range writes.twice {
 		e.t.Error(s)

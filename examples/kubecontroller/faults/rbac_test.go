@@ -8,9 +8,13 @@ import (
 	"time"
 
 	"github.com/clonecore/cloneset/examples/kubecontroller"
+	"github.com/clonecore/cloneset/examples/kubecontroller/config"
 	"github.com/clonecore/cloneset/examples/kubecontroller/controlplane"
+	"github.com/clonecore/cloneset/examples/kubecontroller/crd"
 	"github.com/clonecore/cloneset/examples/kubecontroller/installtest"
+	"github.com/clonecore/cloneset/examples/kubecontroller/internal/kruisecrd"
 	"github.com/clonecore/cloneset/examples/kubecontroller/webhook"
+	"github.com/clonecore/cloneset/internal/cisummary"
 	"github.com/clonecore/cloneset/model"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -43,7 +47,7 @@ var unexercised = map[string]string{
 // API server that does not stream the initial list in a watch (WatchList;
 // kube-apiserver 1.37 does, client-go asks for it, and falls back to a
 // list when a streamed one fails): "list" on each is granted for them.
-var listedOnOlderServers = []string{"apps.kruise.io/clonesets", "/pods", "/persistentvolumeclaims", "apps/controllerrevisions", "/nodes",
+var listedOnOlderServers = []string{"apps.kruise.io/clonesets", "/pods", "/persistentvolumeclaims", "apps/controllerrevisions", "/nodes", "apps.kruise.io/imagepulljobs",
 	"admissionregistration.k8s.io/mutatingwebhookconfigurations", "admissionregistration.k8s.io/validatingwebhookconfigurations",
 	"apiextensions.k8s.io/customresourcedefinitions", "/secrets"}
 
@@ -81,7 +85,8 @@ func shippedRules(cr *rbacv1.ClusterRole, role *rbacv1.Role) []rbacRule {
 // takes every path the roles are for: a CloneSet with a claim template
 // scaled out and in; a CloneSet updated in place with new resources (a
 // resize), twice with one revision kept, then rolled back to its first
-// template (a revision reused); a v1alpha1 CloneSet given a pod to delete
+// template (a revision reused), with the image pre-download on (an
+// ImagePullJob created and deleted); a v1alpha1 CloneSet given a pod to delete
 // (the validating webhook reads the pod); a CloneSet whose containers
 // launch in order (the barrier config map); a CloneSet stored before the
 // webhooks, which the controller refuses with an event. No request of
@@ -96,7 +101,11 @@ func TestLeastPrivilege(t *testing.T) {
 	if err := e.cs.CoreV1().Secrets(installtest.Namespace).Delete(t.Context(), webhook.DefaultSecretName, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		t.Fatal(err)
 	}
-	election := []string{"--leader-elect", "--leader-election-namespace", e.ns, "--webhook-cert-validity", "8s", "--feature-gates", "InPlaceWorkloadVerticalScaling=true",
+	// OpenKruise's ImagePullJobs served and the image pre-download on: the
+	// in-place rollouts create an ImagePullJob, and delete it once done.
+	installImagePullJobs(t, cp)
+	election := []string{"--leader-elect", "--leader-election-namespace", e.ns, "--webhook-cert-validity", "8s",
+		"--feature-gates", "InPlaceWorkloadVerticalScaling=true,PreDownloadImageForInPlaceUpdate=true",
 		"--leader-election-lease-duration", "4s", "--leader-election-renew-deadline", "3s", "--leader-election-retry-period", "500ms"}
 	procs := []*installtest.Controller{e.startController("controller-1", e.identity(1), election...), e.startController("controller-2", e.identity(2), election...)}
 	for _, p := range procs {
@@ -207,8 +216,29 @@ func TestLeastPrivilege(t *testing.T) {
 			t.Errorf("%q is listed as unexercised but the scenario used it: take it out of the list", r)
 		}
 	}
-	fmt.Printf("least privilege on kube-apiserver %s: %d rules, %d used by the scenario, %d named unexercised, 0 forbidden\n",
-		cp.Version().GitVersion, len(shippedRules(e.sys.ClusterRole, e.sys.Role)), len(shippedRules(e.sys.ClusterRole, e.sys.Role))-len(unexercised)-len(missing), len(unexercised))
+	cisummary.Print(t, fmt.Sprintf("least privilege on kube-apiserver %s: %d rules, %d used by the scenario, %d named unexercised, 0 forbidden",
+		cp.Version().GitVersion, len(shippedRules(e.sys.ClusterRole, e.sys.Role)), len(shippedRules(e.sys.ClusterRole, e.sys.Role))-len(unexercised)-len(missing), len(unexercised)))
+}
+
+// installImagePullJobs installs OpenKruise's ImagePullJob definition (read
+// from its module, internal/kruisecrd) on cp, for the image pre-download.
+func installImagePullJobs(t *testing.T, cp *controlplane.ControlPlane) {
+	t.Helper()
+	def, err := kruisecrd.ImagePullJob()
+	if err != nil {
+		t.Fatal(err)
+	}
+	scheme, err := config.Scheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := cp.Client(scheme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := crd.InstallDefinition(t.Context(), c, def); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // waitBarrierKey waits until the launch barrier of the CloneSet's pod holds

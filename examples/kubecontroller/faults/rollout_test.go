@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/clonecore/cloneset/examples/kubecontroller/controlplane"
+	"github.com/clonecore/cloneset/internal/cisummary"
 )
 
 // The rollout of BenchmarkRollout and TestRollout100Pods: the four steps
@@ -163,7 +164,7 @@ func runRollout(tb testing.TB, n, nodes int) []stepCost {
 // benchmark).
 func TestRollout100Pods(t *testing.T) {
 	for _, c := range runRollout(t, 100, 5) {
-		fmt.Printf("rollout 100 pods %s\n", c)
+		cisummary.Print(t, fmt.Sprintf("rollout 100 pods %s", c))
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/clonecore/cloneset/internal/admissionrecord"
+	"github.com/clonecore/cloneset/internal/cisummary"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -186,7 +187,7 @@ func TestAdmissionOnKubeAPIServer(t *testing.T) {
 			}
 		}
 	}
-	fmt.Printf("admission on kube-apiserver %s: %d/%d\n", sys.ControlPlane.Version().GitVersion, agree, len(entries))
+	cisummary.Print(t, fmt.Sprintf("admission on kube-apiserver %s: %d/%d", sys.ControlPlane.Version().GitVersion, agree, len(entries)))
 	t.Logf("refusals %d/%d (pod template refusals %d/%d)", refusalsAgree, refusals, templateAgree, templateRefusals)
 	forbidden, err := sys.Forbidden(start)
 	if err != nil {

@@ -3,6 +3,10 @@ package kruisee2e
 import (
 	"context"
 	"fmt"
+	"github.com/clonecore/cloneset/examples/kubecontroller/config"
+	"github.com/clonecore/cloneset/examples/kubecontroller/crd"
+	"github.com/clonecore/cloneset/examples/kubecontroller/internal/kruisecrd"
+	"github.com/clonecore/cloneset/internal/cisummary"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -134,6 +138,10 @@ func TestKruiseCloneSetSpecs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// OpenKruise's ImagePullJob, which the image pre-download writes
+		// (the spec "pre-download for new image" lists them); the binary
+		// finds it served when it starts.
+		installImagePullJobs(t, cp)
 		t.Cleanup(func() { _ = sys.Close() })
 		id, err := sys.ServiceAccount(t.Context(), installtest.Namespace, "clonesetcontroller")
 		if err != nil {
@@ -190,9 +198,9 @@ func TestKruiseCloneSetSpecs(t *testing.T) {
 		t.Fatal(err)
 	}
 	sum := Summarize(specs)
-	fmt.Println(sum.Line())
+	cisummary.Print(t, sum.Line())
 	for _, s := range sum.Failures {
-		fmt.Printf("kruise e2e failed: %s\n", s.Name)
+		cisummary.Print(t, "kruise e2e failed: "+s.Name)
 		t.Logf("%s:\n%s", s.Name, s.Failure)
 	}
 	if os.Getenv(EnvFocus) == "" && len(specs) != WantSpecs {
@@ -254,4 +262,25 @@ func waitLog(t *testing.T, p *controlplane.Process, text string, timeout time.Du
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Fatalf("%s has not logged %q within %s; its log ends:\n%s", p.Name(), text, timeout, p.LogTail(40))
+}
+
+// installImagePullJobs installs OpenKruise's ImagePullJob definition, read
+// from its module (internal/kruisecrd), on cp.
+func installImagePullJobs(t *testing.T, cp *controlplane.ControlPlane) {
+	t.Helper()
+	def, err := kruisecrd.ImagePullJob()
+	if err != nil {
+		t.Fatal(err)
+	}
+	scheme, err := config.Scheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := cp.Client(scheme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := crd.InstallDefinition(t.Context(), c, def); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -21,10 +21,10 @@ var ImageAliases = map[string]string{
 // --feature-gates=AllAlpha=true,AllBeta=true,...), so every gate of the
 // library is on.
 const FeatureGates = "CloneSetPartitionRollback=true,CloneSetShortHash=true,InPlaceUpdateEnvFromMetadata=true," +
-	"InPlaceWorkloadVerticalScaling=true,PreparingUpdateAsUpdate=true,RecreatePodWhenChangeVCTInCloneSetGate=true"
+	"InPlaceWorkloadVerticalScaling=true,PreDownloadImageForInPlaceUpdate=true,PreparingUpdateAsUpdate=true,RecreatePodWhenChangeVCTInCloneSetGate=true"
 
 // KruiseFeatureGates is kruise's own controller's --feature-gates in the
 // suite (EnvPeer): the gates of kruise's e2e that matter to its CloneSet
 // controller without a node agent or webhooks.
 const KruiseFeatureGates = "CloneSetPartitionRollback=true,CloneSetShortHash=true,PreparingUpdateAsUpdate=true," +
-	"RecreatePodWhenChangeVCTInCloneSetGate=true,InPlaceWorkloadVerticalScaling=true"
+	"RecreatePodWhenChangeVCTInCloneSetGate=true,InPlaceWorkloadVerticalScaling=true,PreDownloadImageForInPlaceUpdate=true"

@@ -26,7 +26,10 @@
 // convert through a webhook: the test serves the conversion webhook itself
 // (installtest.ServeInProcess, the binary's handler and rules), and
 // installs neither the mutating nor the validating webhook (the worlds are
-// stored as the records hold them).
+// stored as the records hold them). OpenKruise's ImagePullJob definition,
+// read from its module at test time (internal/kruisecrd), is installed too:
+// the worlds of the image pre-download hold ImagePullJobs, and their
+// requests create and delete them.
 //
 // What a real server does that the records' fake server did not, and how
 // the comparison reads it: a deleted pod bound to a node stays until its

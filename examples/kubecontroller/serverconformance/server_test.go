@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/clonecore/cloneset/examples/kubecontroller/controlplane"
+	"github.com/clonecore/cloneset/examples/kubecontroller/crd"
 	"github.com/clonecore/cloneset/examples/kubecontroller/installtest"
+	"github.com/clonecore/cloneset/examples/kubecontroller/internal/kruisecrd"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -99,6 +101,16 @@ func startServer() (*server, error) {
 	// (the mutating and validating webhooks are not installed: the worlds
 	// are stored as the records hold them).
 	if sharedConv, err = installtest.ServeInProcess(ctx, cp, installtest.ConversionOnly, "default"); err != nil {
+		return nil, err
+	}
+	// OpenKruise's ImagePullJob definition (read from its module): the
+	// worlds of the image pre-download hold ImagePullJobs, and their
+	// requests create and delete them.
+	jobs, err := kruisecrd.ImagePullJob()
+	if err != nil {
+		return nil, err
+	}
+	if err := crd.InstallDefinition(ctx, c, jobs); err != nil {
 		return nil, err
 	}
 	cli := filepath.Join(dir, "clonesetplan")

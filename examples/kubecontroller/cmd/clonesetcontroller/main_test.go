@@ -255,6 +255,10 @@ func TestRunLogsTheServerVersionAndStops(t *testing.T) {
 		// server has no Secret to give, the sync keeps failing, the stop
 		// is clean.
 		{[]string{"--webhook-namespace", "ops", "--webhook-bind-host", "127.0.0.1", "--webhook-port", freePort(t)}, "v1.37.2", "webhooks=true"},
+		// Image pre-download asked for on a server without ImagePullJobs:
+		// said once, and the controller runs.
+		{[]string{"--enable-webhooks=false", "--feature-gates", "PreDownloadImageForInPlaceUpdate=true"}, "v1.37.2",
+			"the API server does not serve apps.kruise.io/v1beta1 ImagePullJob: no image pre-download"},
 	} {
 		var stderr bytes.Buffer
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
@@ -268,8 +272,8 @@ func TestRunLogsTheServerVersionAndStops(t *testing.T) {
 		if d := time.Since(start); d > 15*time.Second {
 			t.Errorf("%q: stopping took %s", tc.args, d)
 		}
-		if !strings.Contains(log, "serverVersion="+tc.version) || !strings.Contains(log, tc.from) {
-			t.Errorf("%q: the log does not show server version %s (%s):\n%s", tc.args, tc.version, tc.from, log)
+		if !strings.Contains(log, "serverVersion="+tc.version) || strings.Count(log, tc.from) != 1 {
+			t.Errorf("%q: the log does not show server version %s, or %q once:\n%s", tc.args, tc.version, tc.from, log)
 		}
 	}
 }
@@ -293,6 +297,9 @@ func TestParseGates(t *testing.T) {
 	want.InPlaceWorkloadVerticalScaling, want.InPlaceUpdateEnvFromMetadata = true, false
 	if controller != want || !hooks.ResourcesDeletionProtection || hooks.TemplateNoDefaults {
 		t.Errorf("gates %+v %+v", controller, hooks)
+	}
+	if controller, _, err := parseGates("PreDownloadImageForInPlaceUpdate=true"); err != nil || !controller.PreDownloadImageForInPlaceUpdate {
+		t.Errorf("PreDownloadImageForInPlaceUpdate=true: %+v %v", controller, err)
 	}
 	controller, hooks, err = parseGates("")
 	if err != nil || controller != model.DefaultFeatureGates() || hooks != (admission.Gates{}) {
