@@ -107,7 +107,11 @@ func refusalReason(err error) string {
 	switch {
 	case apierrors.IsInvalid(err):
 		return "invalid"
-	case strings.Contains(err.Error(), "failed calling webhook"):
+	case strings.Contains(err.Error(), "failed calling webhook"),
+		// The conversion webhook (a v1alpha1 write converted for storage,
+		// or the stored object converted back for the answer) could not
+		// be called.
+		strings.Contains(err.Error(), "conversion webhook for"):
 		return "webhook unavailable"
 	}
 	return ""
@@ -119,6 +123,7 @@ func (w *cloneSetWriter) run() {
 	for i := 0; ; i++ {
 		version, obj, invalid := writtenCloneSet(w.e.ns, i)
 		res := w.e.dyn.Resource(schema.GroupVersionResource{Group: "apps.kruise.io", Version: version, Resource: "clonesets"}).Namespace(w.e.ns)
+		unavailableBefore := false
 		for {
 			select {
 			case <-w.stop:
@@ -126,6 +131,13 @@ func (w *cloneSetWriter) run() {
 			case <-time.After(writerPause):
 			}
 			_, err := res.Create(ctx, obj.DeepCopy(), metav1.CreateOptions{})
+			if err != nil && apierrors.IsAlreadyExists(err) && unavailableBefore && !invalid {
+				// An earlier attempt was stored, but its answer was lost:
+				// the stored object converted back to v1alpha1 through the
+				// webhook as it went down. It counts as accepted (check
+				// reads it back).
+				err = nil
+			}
 			w.mu.Lock()
 			reason := ""
 			if err != nil {
@@ -144,6 +156,7 @@ func (w *cloneSetWriter) run() {
 				w.unexpected = append(w.unexpected, fmt.Sprintf("%s (%s): %v", obj.GetName(), version, err))
 			}
 			w.mu.Unlock()
+			unavailableBefore = unavailableBefore || reason == "webhook unavailable"
 			if invalid || err == nil || reason == "" || reason == "invalid" {
 				break // the next CloneSet
 			}
