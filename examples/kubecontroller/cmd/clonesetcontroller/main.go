@@ -82,6 +82,9 @@ type options struct {
 	healthProbeBindAddress  string
 	dryRun                  bool
 	serverVersion           string
+	pprofBindAddress        string
+	kubeAPIQPS              float64
+	kubeAPIBurst            int
 }
 
 // The defaults of the flags that have one.
@@ -124,6 +127,9 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	fs.StringVar(&o.healthProbeBindAddress, "health-probe-bind-address", defaultHealthAddress, `the address of the /healthz and /readyz endpoints ("0" disables them)`)
 	fs.BoolVar(&o.dryRun, "dry-run", false, "plan and log the requests of every round, send none (no write at all, status and events included)")
 	fs.StringVar(&o.serverVersion, "server-version", "", "the API server's version the requests are built for, e.g. v1.31.4 (default: read from the server at start)")
+	fs.StringVar(&o.pprofBindAddress, "pprof-bind-address", "", `the address of the net/http/pprof endpoints (/debug/pprof/), e.g. "127.0.0.1:6060" (default: off)`)
+	fs.Float64Var(&o.kubeAPIQPS, "kube-api-qps", 0, "the client's requests per second to the API server (default 0: no client-side rate limit, the API server's priority and fairness applies)")
+	fs.IntVar(&o.kubeAPIBurst, "kube-api-burst", 0, "the client's burst above --kube-api-qps (default 0: client-go's, 10; needs --kube-api-qps)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			printUsage(fs, stdout)
@@ -148,6 +154,15 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	}
 	if o.dryRun && o.leaderElect {
 		return o, usageError("--dry-run and --leader-elect: a dry run writes nothing, a leader-election Lease included")
+	}
+	if o.kubeAPIQPS < 0 || o.kubeAPIQPS != o.kubeAPIQPS {
+		return o, usageError("--kube-api-qps %v: want a rate of 0 (no client-side limit) or more", o.kubeAPIQPS)
+	}
+	if o.kubeAPIBurst < 0 {
+		return o, usageError("--kube-api-burst %d: want 0 or more", o.kubeAPIBurst)
+	}
+	if o.kubeAPIBurst > 0 && o.kubeAPIQPS == 0 {
+		return o, usageError("--kube-api-burst %d without --kube-api-qps: a burst is above a rate (give both, or neither for no client-side limit)", o.kubeAPIBurst)
 	}
 	if o.serverVersion != "" {
 		if _, err := version.ParseGeneric(o.serverVersion); err != nil {
@@ -184,6 +199,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	setRateLimit(cfg, o.kubeAPIQPS, o.kubeAPIBurst)
 	dc, err := discoveryClient(cfg)
 	if err != nil {
 		return err
@@ -200,7 +216,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		source = "the API server"
 	}
 	log.Info("starting", "apiServer", cfg.Host, "serverVersion", serverVersion, "serverVersionFrom", source,
-		"cloneSetVersion", o.cloneSetVersion, "namespace", o.namespace, "workers", o.workers, "dryRun", o.dryRun, "leaderElect", o.leaderElect)
+		"cloneSetVersion", o.cloneSetVersion, "namespace", o.namespace, "workers", o.workers, "dryRun", o.dryRun, "leaderElect", o.leaderElect,
+		"kubeAPIQPS", cfg.QPS, "kubeAPIBurst", cfg.Burst)
 
 	mgr, err := newManager(cfg, o, logger)
 	if err != nil {
@@ -243,10 +260,22 @@ func restConfig(path string) (*rest.Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--kubeconfig %s: %w", path, err)
 	}
-	if cfg.QPS == 0 {
-		cfg.QPS = -1 // no client-side rate limit, as ctrl.GetConfig: the API server's priority and fairness applies
-	}
 	return cfg, nil
+}
+
+// setRateLimit sets the client's rate limit: qps requests per second with
+// bursts of burst (client-go's default burst when 0), or none when qps is 0
+// (QPS -1: the API server's priority and fairness applies, as with
+// ctrl.GetConfig's default).
+func setRateLimit(cfg *rest.Config, qps float64, burst int) {
+	if qps == 0 {
+		cfg.QPS, cfg.Burst = -1, 0
+		return
+	}
+	cfg.QPS, cfg.Burst = float32(qps), burst
+	if burst == 0 {
+		cfg.Burst = rest.DefaultBurst
+	}
 }
 
 // discoveryTimeout bounds each discovery request at start.
@@ -309,6 +338,7 @@ func newManager(cfg *rest.Config, o options, logger logr.Logger) (ctrl.Manager, 
 		Logger:                        logger,
 		Metrics:                       metricsserver.Options{BindAddress: o.metricsBindAddress},
 		HealthProbeBindAddress:        o.healthProbeBindAddress,
+		PprofBindAddress:              o.pprofBindAddress,
 		LeaderElection:                o.leaderElect,
 		LeaderElectionID:              o.leaderElectionID,
 		LeaderElectionNamespace:       o.leaderElectionNamespace,

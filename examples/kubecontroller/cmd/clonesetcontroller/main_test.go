@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -50,6 +51,7 @@ func TestFlagsParse(t *testing.T) {
 		"--leader-elect", "--leader-election-id", "lease", "--leader-election-namespace", "kube-system",
 		"--metrics-bind-address", ":8080", "--health-probe-bind-address", "0", "--server-version", "v1.31.4",
 		"--leader-election-lease-duration", "4s", "--leader-election-renew-deadline", "3s", "--leader-election-retry-period", "500ms",
+		"--pprof-bind-address", "127.0.0.1:6060", "--kube-api-qps", "30", "--kube-api-burst", "50",
 	}, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
@@ -59,6 +61,7 @@ func TestFlagsParse(t *testing.T) {
 		leaderElect: true, leaderElectionID: "lease", leaderElectionNamespace: "kube-system",
 		leaseDuration: 4 * time.Second, renewDeadline: 3 * time.Second, retryPeriod: 500 * time.Millisecond,
 		metricsBindAddress: ":8080", healthProbeBindAddress: "0", serverVersion: "v1.31.4",
+		pprofBindAddress: "127.0.0.1:6060", kubeAPIQPS: 30, kubeAPIBurst: 50,
 	}
 	if o != want {
 		t.Errorf("parsed %+v, want %+v", o, want)
@@ -80,6 +83,10 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"--leader-election-lease-duration", "5s", "--leader-election-renew-deadline", "5s"}, "want lease duration > renew deadline"},
 		{[]string{"--leader-election-retry-period", "0s"}, "want lease duration > renew deadline > retry period > 0"},
 		{[]string{"--server-version", "latest"}, "--server-version"},
+		{[]string{"--kube-api-qps", "-1"}, "--kube-api-qps -1"},
+		{[]string{"--kube-api-qps", "NaN"}, "--kube-api-qps NaN"},
+		{[]string{"--kube-api-qps", "30", "--kube-api-burst", "-5"}, "--kube-api-burst -5"},
+		{[]string{"--kube-api-burst", "50"}, "--kube-api-burst 50 without --kube-api-qps"},
 		{[]string{"--no-such-flag"}, "no-such-flag"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 	} {
@@ -100,13 +107,36 @@ func TestHelpListsEveryFlag(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range []string{"kubeconfig", "namespace", "cloneset-version", "workers", "leader-elect", "leader-election-id",
-		"leader-election-namespace", "metrics-bind-address", "health-probe-bind-address", "dry-run", "server-version"} {
+		"leader-election-namespace", "metrics-bind-address", "health-probe-bind-address", "dry-run", "server-version",
+		"pprof-bind-address", "kube-api-qps", "kube-api-burst"} {
 		if !strings.Contains(stdout.String(), "-"+f+" ") && !strings.Contains(stdout.String(), "-"+f+"\n") {
 			t.Errorf("-h does not list --%s:\n%s", f, stdout.String())
 		}
 	}
 	if stderr.Len() > 0 {
 		t.Errorf("-h wrote to stderr: %s", stderr.String())
+	}
+}
+
+// TestRateLimit: no client-side limit by default (QPS -1, whatever the
+// kubeconfig's client had), else the rate and the burst given (client-go's
+// default burst when none is).
+func TestRateLimit(t *testing.T) {
+	for _, tc := range []struct {
+		qps       float64
+		burst     int
+		wantQPS   float32
+		wantBurst int
+	}{
+		{0, 0, -1, 0},
+		{30, 50, 30, 50},
+		{2.5, 0, 2.5, rest.DefaultBurst},
+	} {
+		cfg := &rest.Config{QPS: 5, Burst: 7}
+		setRateLimit(cfg, tc.qps, tc.burst)
+		if cfg.QPS != tc.wantQPS || cfg.Burst != tc.wantBurst {
+			t.Errorf("--kube-api-qps %v --kube-api-burst %d: QPS %v burst %d, want %v and %d", tc.qps, tc.burst, cfg.QPS, cfg.Burst, tc.wantQPS, tc.wantBurst)
+		}
 	}
 }
 
@@ -229,6 +259,40 @@ func TestRunLogsTheServerVersionAndStops(t *testing.T) {
 		if !strings.Contains(log, "serverVersion="+tc.version) || !strings.Contains(log, tc.from) {
 			t.Errorf("%q: the log does not show server version %s (%s):\n%s", tc.args, tc.version, tc.from, log)
 		}
+	}
+}
+
+// TestPprofServed: with --pprof-bind-address the manager serves
+// net/http/pprof there while it runs; without it nothing listens.
+func TestPprofServed(t *testing.T) {
+	kubeconfig := writeKubeconfig(t, fakeAPIServer(t, "v1.37.2", true).URL)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	address := l.Addr().String()
+	must(t, l.Close())
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	var stderr bytes.Buffer
+	go func() {
+		done <- run(ctx, []string{"--kubeconfig", kubeconfig, "--health-probe-bind-address", "0", "--pprof-bind-address", address}, &bytes.Buffer{}, &stderr)
+	}()
+	var served bool
+	for deadline := time.Now().Add(10 * time.Second); !served && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		resp, err := http.Get("http://" + address + "/debug/pprof/cmdline")
+		if err == nil {
+			served = resp.StatusCode == http.StatusOK
+			resp.Body.Close()
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr.String())
+	}
+	if !served {
+		t.Fatalf("nothing served /debug/pprof/ on %s:\n%s", address, stderr.String())
+	}
+	if o, err := parseFlags(nil, &bytes.Buffer{}); err != nil || o.pprofBindAddress != "" {
+		t.Errorf("the default pprof address is %q (%v), want off", o.pprofBindAddress, err)
 	}
 }
 
