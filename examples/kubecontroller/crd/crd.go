@@ -79,13 +79,22 @@ func Install(ctx context.Context, c client.Client) error {
 	if err != nil {
 		return err
 	}
+	return InstallDefinition(ctx, c, want)
+}
+
+// InstallDefinition is Install for any CustomResourceDefinition: it creates
+// def, or replaces the spec of the definition of its name (and sets its
+// labels and annotations), and waits until it is Established. Tests use it
+// to install another project's CloneSet definition in place of this one
+// (OpenKruise's, for its controller). def is not modified.
+func InstallDefinition(ctx context.Context, c client.Client, def *apiextensionsv1.CustomResourceDefinition) error {
 	if gvk := apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition"); !c.Scheme().Recognizes(gvk) {
-		return fmt.Errorf("crd: install %s: the client's scheme does not know %s (add apiextensionsv1.AddToScheme)", Name, gvk)
+		return fmt.Errorf("crd: install %s: the client's scheme does not know %s (add apiextensionsv1.AddToScheme)", def.Name, gvk)
 	}
-	if err := createOrUpdate(ctx, c, want); err != nil {
-		return fmt.Errorf("crd: install %s: %w", Name, err)
+	if err := createOrUpdate(ctx, c, def); err != nil {
+		return fmt.Errorf("crd: install %s: %w", def.Name, err)
 	}
-	return waitEstablished(ctx, c)
+	return waitEstablished(ctx, c, def.Name)
 }
 
 // createOrUpdate creates want, or replaces the spec, labels and
@@ -121,10 +130,10 @@ func mergeStrings(have, want map[string]string) map[string]string {
 	return have
 }
 
-// waitEstablished polls the definition until its Established condition is
+// waitEstablished polls the definition named name until its Established condition is
 // True. A NamesAccepted condition that is False (another definition holds
 // the names) ends the wait at once.
-func waitEstablished(ctx context.Context, c client.Client) error {
+func waitEstablished(ctx context.Context, c client.Client, name string) error {
 	timeout := DefaultEstablishTimeout
 	if deadline, ok := ctx.Deadline(); ok {
 		timeout = time.Until(deadline)
@@ -133,7 +142,7 @@ func waitEstablished(ctx context.Context, c client.Client) error {
 	var refused error
 	err := wait.PollUntilContextTimeout(ctx, establishPoll, timeout, true, func(ctx context.Context) (bool, error) {
 		have := &apiextensionsv1.CustomResourceDefinition{}
-		if err := c.Get(ctx, client.ObjectKey{Name: Name}, have); err != nil {
+		if err := c.Get(ctx, client.ObjectKey{Name: name}, have); err != nil {
 			if apierrors.IsNotFound(err) {
 				return false, nil // the cache may not show the create yet
 			}
@@ -145,7 +154,7 @@ func waitEstablished(ctx context.Context, c client.Client) error {
 			case cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue:
 				return true, nil
 			case cond.Type == apiextensionsv1.NamesAccepted && cond.Status == apiextensionsv1.ConditionFalse:
-				refused = fmt.Errorf("crd: %s: names not accepted: %s: %s", Name, cond.Reason, cond.Message)
+				refused = fmt.Errorf("crd: %s: names not accepted: %s: %s", name, cond.Reason, cond.Message)
 				return false, refused
 			}
 		}
@@ -157,11 +166,11 @@ func waitEstablished(ctx context.Context, c client.Client) error {
 	case refused != nil:
 		return refused
 	case errors.Is(ctx.Err(), context.Canceled):
-		return fmt.Errorf("crd: wait for %s: %w", Name, ctx.Err())
+		return fmt.Errorf("crd: wait for %s: %w", name, ctx.Err())
 	case errors.Is(err, context.DeadlineExceeded) || wait.Interrupted(err):
-		return fmt.Errorf("crd: %s not Established after %s (conditions: %s)", Name, timeout.Round(time.Millisecond), conditions(last))
+		return fmt.Errorf("crd: %s not Established after %s (conditions: %s)", name, timeout.Round(time.Millisecond), conditions(last))
 	default:
-		return fmt.Errorf("crd: wait for %s: %w", Name, err)
+		return fmt.Errorf("crd: wait for %s: %w", name, err)
 	}
 }
 

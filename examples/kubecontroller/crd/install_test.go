@@ -7,6 +7,7 @@ import (
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -70,6 +71,28 @@ func TestInstallUpdates(t *testing.T) {
 	}
 	if got.Labels["kept"] != "yes" || got.Labels["app.kubernetes.io/part-of"] != "cloneset" {
 		t.Errorf("labels %v: want the existing ones and the manifest's", got.Labels)
+	}
+}
+
+// TestInstallDefinitionOfAnotherName: InstallDefinition installs the
+// definition it is given, waits for that one, and leaves it unmodified.
+func TestInstallDefinitionOfAnotherName(t *testing.T) {
+	other := loadCRD(t)
+	other.Name, other.Spec.Names.Plural, other.Spec.Names.Kind = "widgets.apps.kruise.io", "widgets", "Widget"
+	given := other.DeepCopy()
+	c := fakeServer(t, established)
+	if err := InstallDefinition(context.Background(), c, other); err != nil {
+		t.Fatal(err)
+	}
+	got := &apiextensionsv1.CustomResourceDefinition{}
+	if err := c.Get(context.Background(), client.ObjectKey{Name: "widgets.apps.kruise.io"}, got); err != nil || got.Spec.Names.Kind != "Widget" {
+		t.Fatalf("installed %v %+v", err, got.Spec.Names)
+	}
+	if err := c.Get(context.Background(), client.ObjectKey{Name: Name}, &apiextensionsv1.CustomResourceDefinition{}); err == nil {
+		t.Errorf("the CloneSet definition was installed too")
+	}
+	if !equality.Semantic.DeepEqual(other, given) {
+		t.Errorf("InstallDefinition modified the definition it was given")
 	}
 }
 
