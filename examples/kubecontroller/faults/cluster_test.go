@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -45,14 +46,7 @@ func controllerUserN(n int) string { return fmt.Sprintf("%s-%d", controllerUser,
 // prepare installs the CloneSet definition and the controller's role
 // binding on a new control plane.
 func prepare(ctx context.Context, cp *controlplane.ControlPlane) error {
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		return err
-	}
-	if err := apiextensionsv1.AddToScheme(scheme); err != nil {
-		return err
-	}
-	c, err := cp.Client(scheme)
+	c, err := cp.Client(crdScheme())
 	if err != nil {
 		return err
 	}
@@ -70,6 +64,14 @@ func prepare(ctx context.Context, cp *controlplane.ControlPlane) error {
 		}
 	}
 	return nil
+}
+
+// crdScheme is client-go's scheme with the CustomResourceDefinitions.
+func crdScheme() *runtime.Scheme {
+	scheme := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(apiextensionsv1.AddToScheme(scheme))
+	return scheme
 }
 
 // cloneSets is the CloneSet resource (v1beta1).
@@ -118,7 +120,14 @@ func (e *env) startController(name, kubeconfig string, extra ...string) *control
 	// The metrics endpoint is off by default; the health probes are
 	// turned off (several controllers run on one machine).
 	args := append([]string{"--kubeconfig", kubeconfig, "--namespace", e.ns, "--health-probe-bind-address", "0"}, extra...)
-	p, err := e.cp.StartProcess(e.ns+"-"+name, controllerBinary, args...)
+	return e.startBinary(name, controllerBinary, args, !slices.Contains(extra, "--leader-elect"))
+}
+
+// startBinary runs a controller binary with args as startController does,
+// and, with waitStarted, returns once its log says it started its workers.
+func (e *env) startBinary(name, binary string, args []string, waitStarted bool) *controlplane.Process {
+	e.t.Helper()
+	p, err := e.cp.StartProcess(e.ns+"-"+name, binary, args...)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -128,7 +137,7 @@ func (e *env) startController(name, kubeconfig string, extra ...string) *control
 			e.t.Logf("%s log:\n%s", p.Name(), p.LogTail(40))
 		}
 	})
-	if !slices.Contains(extra, "--leader-elect") {
+	if waitStarted {
 		e.waitLog(p, "Starting workers")
 	}
 	return p
