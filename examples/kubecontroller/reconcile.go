@@ -270,9 +270,10 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	cs.SetGroupVersionKind(r.gvk())
 	b := ctrl.NewControllerManagedBy(mgr).
 		For(cs).
-		Owns(&corev1.Pod{}).
-		Owns(&corev1.PersistentVolumeClaim{}).
-		Owns(&appsv1.ControllerRevision{}).
+		// As Owns(...), without a REST mapping per event.
+		Watches(&corev1.Pod{}, newOwnerHandler()).
+		Watches(&corev1.PersistentVolumeClaim{}, newOwnerHandler()).
+		Watches(&appsv1.ControllerRevision{}, newOwnerHandler()).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles})
 	if r.Trigger != nil {
 		b = b.WatchesRawSource(source.Channel(r.Trigger, &handler.EnqueueRequestForObject{}))
