@@ -51,7 +51,7 @@ func TestFlagsParse(t *testing.T) {
 		"--leader-elect", "--leader-election-id", "lease", "--leader-election-namespace", "kube-system",
 		"--metrics-bind-address", ":8080", "--health-probe-bind-address", "0", "--server-version", "v1.31.4",
 		"--leader-election-lease-duration", "4s", "--leader-election-renew-deadline", "3s", "--leader-election-retry-period", "500ms",
-		"--pprof-bind-address", "127.0.0.1:6060", "--kube-api-qps", "30", "--kube-api-burst", "50",
+		"--pprof-bind-address", "127.0.0.1:6060", "--kube-api-qps", "30", "--kube-api-burst", "50", "--kube-api-compression",
 	}, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +61,7 @@ func TestFlagsParse(t *testing.T) {
 		leaderElect: true, leaderElectionID: "lease", leaderElectionNamespace: "kube-system",
 		leaseDuration: 4 * time.Second, renewDeadline: 3 * time.Second, retryPeriod: 500 * time.Millisecond,
 		metricsBindAddress: ":8080", healthProbeBindAddress: "0", serverVersion: "v1.31.4",
-		pprofBindAddress: "127.0.0.1:6060", kubeAPIQPS: 30, kubeAPIBurst: 50,
+		pprofBindAddress: "127.0.0.1:6060", kubeAPIQPS: 30, kubeAPIBurst: 50, kubeAPICompression: true,
 	}
 	if o != want {
 		t.Errorf("parsed %+v, want %+v", o, want)
@@ -108,7 +108,7 @@ func TestHelpListsEveryFlag(t *testing.T) {
 	}
 	for _, f := range []string{"kubeconfig", "namespace", "cloneset-version", "workers", "leader-elect", "leader-election-id",
 		"leader-election-namespace", "metrics-bind-address", "health-probe-bind-address", "dry-run", "server-version",
-		"pprof-bind-address", "kube-api-qps", "kube-api-burst"} {
+		"pprof-bind-address", "kube-api-qps", "kube-api-burst", "kube-api-compression"} {
 		if !strings.Contains(stdout.String(), "-"+f+" ") && !strings.Contains(stdout.String(), "-"+f+"\n") {
 			t.Errorf("-h does not list --%s:\n%s", f, stdout.String())
 		}
@@ -136,6 +136,33 @@ func TestRateLimit(t *testing.T) {
 		setRateLimit(cfg, tc.qps, tc.burst)
 		if cfg.QPS != tc.wantQPS || cfg.Burst != tc.wantBurst {
 			t.Errorf("--kube-api-qps %v --kube-api-burst %d: QPS %v burst %d, want %v and %d", tc.qps, tc.burst, cfg.QPS, cfg.Burst, tc.wantQPS, tc.wantBurst)
+		}
+	}
+}
+
+// TestCompression: the client asks for no compressed responses unless
+// --kube-api-compression says so (Accept-Encoding as the server sees it; a
+// TLS server, as client-go uses Go's default transport, which compresses
+// whatever the configuration says, for plain HTTP without TLS settings).
+func TestCompression(t *testing.T) {
+	for _, compression := range []bool{false, true} {
+		var seen string
+		s := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			seen = r.Header.Get("Accept-Encoding")
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, `{"major": "1", "minor": "37", "gitVersion": "v1.37.2"}`)
+		}))
+		t.Cleanup(s.Close)
+		o, err := parseFlags([]string{"--kubeconfig", writeKubeconfig(t, s.URL), fmt.Sprintf("--kube-api-compression=%t", compression)}, &bytes.Buffer{})
+		must(t, err)
+		cfg, err := clientConfig(o)
+		must(t, err)
+		dc, err := discoveryClient(cfg)
+		must(t, err)
+		_, err = readServerVersion(dc)
+		must(t, err)
+		if asked := strings.Contains(seen, "gzip"); asked != compression {
+			t.Errorf("--kube-api-compression=%t: the client sent Accept-Encoding %q", compression, seen)
 		}
 	}
 }
@@ -206,17 +233,18 @@ func TestCheckServed(t *testing.T) {
 	}
 }
 
-// writeKubeconfig writes a kubeconfig for the server at url.
+// writeKubeconfig writes a kubeconfig for the server at url (its
+// certificate not verified when url is https).
 func writeKubeconfig(t *testing.T, url string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "kubeconfig")
 	must(t, os.WriteFile(path, []byte(fmt.Sprintf(`apiVersion: v1
 kind: Config
-clusters: [{name: fake, cluster: {server: %q}}]
+clusters: [{name: fake, cluster: {server: %q, insecure-skip-tls-verify: %t}}]
 users: [{name: fake, user: {token: t}}]
 contexts: [{name: fake, context: {cluster: fake, user: fake}}]
 current-context: fake
-`, url)), 0o600))
+`, url, strings.HasPrefix(url, "https:"))), 0o600))
 	return path
 }
 
