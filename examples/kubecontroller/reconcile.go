@@ -34,8 +34,12 @@ import (
 // Reconciler reconciles CloneSets with the library's planner.
 type Reconciler struct {
 	// Client reads the objects (from the manager's cache) and writes them
-	// (to the API server).
+	// (to the API server), unless Writer is set.
 	Client client.Client
+	// Writer, when set, sends the writes instead of Client (see
+	// RESTWriter): SetupWithManager makes one from the manager's
+	// configuration, except in a dry run.
+	Writer *RESTWriter
 	// CloneSetGVK is the version the CloneSet is read and patched in:
 	// CloneSetV1beta1 (the default when empty) or CloneSetV1alpha1.
 	CloneSetGVK schema.GroupVersionKind
@@ -242,13 +246,21 @@ func (r *Reconciler) expectations() *Expectations {
 // without it the nodes are listed; the nodes are not watched for reconciles:
 // a node change reaches a plan at the CloneSet's next reconcile, as with
 // upstream's controller), and
-// records its events with the manager's recorder (unless Recorder is set or
-// this is a dry run). With Trigger set, its events ask for reconciles too.
+// records its events with the manager's recorder and sends its writes with
+// a RESTWriter on the manager's configuration (unless Recorder, or Writer,
+// is set, or this is a dry run). With Trigger set, its events ask for reconciles too.
 // Its reconciles read the manager's cache, and, unless CopyListed is set,
 // list its own objects without deep copies (see List).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Recorder == nil && !r.DryRun {
 		r.Recorder = mgr.GetEventRecorder(EventSource)
+	}
+	if r.Writer == nil && !r.DryRun {
+		w, err := NewRESTWriter(mgr.GetConfig(), mgr.GetHTTPClient())
+		if err != nil {
+			return err
+		}
+		r.Writer = w
 	}
 	// The index needs the API server's discovery now; without it the
 	// reconciles list the whole namespace (and the manager's start will
@@ -376,7 +388,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (res 
 		round.Outcomes = r.dryRun(ctx, owner, reqs)
 		return reconcile.Result{RequeueAfter: plan.RequeueAfter()}, nil
 	}
-	sender := &Sender{Client: r.Client, CloneSetGVK: r.gvk(), Expectations: exp, Owner: owner, Now: now}
+	sender := &Sender{Client: r.Client, Writer: r.Writer, CloneSetGVK: r.gvk(), Expectations: exp, Owner: owner, Now: now}
 	outcomes, err := sender.Send(ctx, reqs)
 	round.Outcomes = outcomes
 	if err != nil && onlyStatusConflict(outcomes) {
