@@ -334,4 +334,3 @@ func (s *Sender) patch(ctx context.Context, r requests.Request) (string, error) 
 	}
 	return o.GetResourceVersion(), nil
 }
-

@@ -2,7 +2,10 @@ package faults
 
 import (
 	"fmt"
+	"io"
+	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -75,8 +78,9 @@ type contender struct {
 	// install installs the CloneSet definition the controller expects.
 	install func(tb testing.TB, cp *controlplane.ControlPlane)
 	// start runs the controller for e's namespace, its metrics on
-	// metrics, with limit, and returns once it has started its workers.
-	start func(e *env, metrics string, limit clientLimit) *controlplane.Process
+	// metrics, net/http/pprof on pprof (none when empty), with limit, and
+	// returns once it has started its workers.
+	start func(e *env, metrics, pprof string, limit clientLimit) *controlplane.Process
 	// checked: what the witnesses find fails the test (the project's
 	// controller); for the peer it is reported.
 	checked bool
@@ -92,8 +96,8 @@ var ownContender = contender{
 			tb.Fatal(err)
 		}
 	},
-	start: func(e *env, metrics string, limit clientLimit) *controlplane.Process {
-		args := []string{"--metrics-bind-address", metrics}
+	start: func(e *env, metrics, pprof string, limit clientLimit) *controlplane.Process {
+		args := []string{"--metrics-bind-address", metrics, "--pprof-bind-address", pprof}
 		if limit.qps > 0 {
 			args = append(args, "--kube-api-qps", formatQPS(limit.qps), "--kube-api-burst", strconv.Itoa(limit.burst))
 		}
@@ -112,9 +116,9 @@ var kruiseContender = contender{
 			tb.Fatal(err)
 		}
 	},
-	start: func(e *env, metrics string, limit clientLimit) *controlplane.Process {
+	start: func(e *env, metrics, pprof string, limit clientLimit) *controlplane.Process {
 		binary, _ := kruisePeer(e.t)
-		args := []string{"--kubeconfig", e.kubeconfig(1), "--metrics-bind-address", metrics, "--health-probe-bind-address", "0"}
+		args := []string{"--kubeconfig", e.kubeconfig(1), "--metrics-bind-address", metrics, "--health-probe-bind-address", "0", "--pprof-bind-address", pprof}
 		if limit.qps > 0 {
 			args = append(args, "--kube-api-qps", formatQPS(limit.qps), "--kube-api-burst", strconv.Itoa(limit.burst))
 		} else {
@@ -310,7 +314,16 @@ func rolloutWith(tb testing.TB, cp *controlplane.ControlPlane, c contender, n in
 	c.install(tb, cp)
 	e := newEnv(tb, cp)
 	metrics := freeAddress(tb)
-	proc := c.start(e, metrics, limit)
+	var pprof string
+	dir := os.Getenv("CLONESET_BENCH_PROFILE_DIR")
+	if dir != "" {
+		pprof = freeAddress(tb)
+	}
+	proc := c.start(e, metrics, pprof, limit)
+	stopProfiles := func() {}
+	if dir != "" {
+		stopProfiles = profile(tb, pprof, filepath.Join(dir, fmt.Sprintf("%s-%s-%s", limit.metric, c.name, e.ns)))
+	}
 	e.createRolloutCloneSet()
 	e.waitConverged(rolloutName, 0, imageV1, time.Now())
 
@@ -364,9 +377,59 @@ func rolloutWith(tb testing.TB, cp *controlplane.ControlPlane, c contender, n in
 		report("%s: budget: %s", c.name, v)
 	}
 	tb.Logf("%s: pods at most %d active, at least %d ready; watch: %d events, %d relists", c.name, highest, lowest, events, relists)
+	stopProfiles()
 	proc.Stop()
 	e.deleteRolloutCloneSet()
 	return result
+}
+
+// profileWindow is the length of each CPU profile profile takes.
+const profileWindow = 5 * time.Second
+
+// profile takes CPU profiles of the process serving net/http/pprof on
+// address, one after the other (prefix-cpu-1.pb.gz, -2, ...), until the
+// returned function is called, which waits for the last one to end and
+// takes a heap profile (prefix-heap.pb.gz). go tool pprof reads the CPU
+// profiles of a rollout together: go tool pprof -top prefix-cpu-*.pb.gz.
+func profile(tb testing.TB, address, prefix string) (stop func()) {
+	tb.Helper()
+	if err := os.MkdirAll(filepath.Dir(prefix), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	save := func(path, url string) error {
+		resp, err := http.Get(url)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("%s: %s", url, resp.Status)
+		}
+		data, err := io.ReadAll(resp.Body)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(path, data, 0o644)
+	}
+	var done atomic.Bool
+	finished := make(chan error, 1)
+	go func() {
+		var err error
+		for i := 1; !done.Load() && err == nil; i++ {
+			err = save(fmt.Sprintf("%s-cpu-%d.pb.gz", prefix, i), fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", address, int(profileWindow.Seconds())))
+		}
+		finished <- err
+	}()
+	return func() {
+		done.Store(true)
+		if err := <-finished; err != nil {
+			tb.Errorf("CPU profile: %v", err)
+		}
+		if err := save(prefix+"-heap.pb.gz", "http://"+address+"/debug/pprof/heap"); err != nil {
+			tb.Errorf("heap profile: %v", err)
+		}
+		tb.Logf("profiles: %s-*.pb.gz", prefix)
+	}
 }
 
 // ratio is a/b, or 0 when b is 0.
