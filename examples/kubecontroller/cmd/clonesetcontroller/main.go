@@ -368,8 +368,10 @@ func newManager(cfg *rest.Config, o options, logger logr.Logger) (ctrl.Manager, 
 		// name is then taken already, and its metrics are the same ones.
 		Controller: config.Controller{SkipNameValidation: &skipNameValidation},
 	}
+	// The informers keep of each object only what a reconcile reads.
+	opts.Cache = cache.Options{DefaultTransform: kubecontroller.TrimForCache}
 	if o.namespace != "" {
-		opts.Cache = cache.Options{DefaultNamespaces: map[string]cache.Config{o.namespace: {}}}
+		opts.Cache.DefaultNamespaces = map[string]cache.Config{o.namespace: {}}
 	}
 	mgr, err := ctrl.NewManager(cfg, opts)
 	if err != nil {
