@@ -18,6 +18,8 @@
 #   LIMIT=no-limit scripts/bench-controlplane.sh        # one setting (no-limit or qps30-burst50)
 #   CONTROLLERS=clonesetcontroller scripts/bench-controlplane.sh   # one controller (or kruise)
 #   PODS=10000 NODES=100 scripts/bench-controlplane.sh  # the documented 10,000-pod run
+#   OWN_ARGS=--kube-api-http2=false scripts/bench-controlplane.sh  # flags for the project's controller
+#   PROFILE_DIR=/tmp/prof scripts/bench-controlplane.sh # CPU and heap profiles of both controllers
 #
 # Extra arguments go to `go test`. The control-plane binaries are built first
 # (cached after the first time, see examples/kubecontroller/controlplane); the
@@ -27,4 +29,5 @@ set -euo pipefail
 cd "$(dirname "$0")/../examples/kubecontroller"
 go run ./cmd/controlplane build
 CLONESET_BENCH_PODS="${PODS:-1000}" CLONESET_BENCH_NODES="${NODES:-50}" CLONESET_BENCH_CONTROLLERS="${CONTROLLERS:-}" \
+	CLONESET_BENCH_OWN_ARGS="${OWN_ARGS:-}" CLONESET_BENCH_PROFILE_DIR="${PROFILE_DIR:-}" \
 	go test -run='^$' -bench="^BenchmarkRollout\$/^${LIMIT:-}" -benchtime=1x -count="${RUNS:-1}" -timeout=0 "$@" ./faults/

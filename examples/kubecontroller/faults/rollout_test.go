@@ -101,6 +101,7 @@ var ownContender = contender{
 		if limit.qps > 0 {
 			args = append(args, "--kube-api-qps", formatQPS(limit.qps), "--kube-api-burst", strconv.Itoa(limit.burst))
 		}
+		args = append(args, strings.Fields(os.Getenv("CLONESET_BENCH_OWN_ARGS"))...)
 		return e.startController("controller", e.kubeconfig(1), args...)
 	},
 }
@@ -493,9 +494,12 @@ func TestRollout100Pods(t *testing.T) {
 // audit log), the CPU time of the controller process and of kube-apiserver,
 // and their peak memory, then the ratios; it reports the totals as metrics.
 // $CLONESET_BENCH_CONTROLLERS picks the controllers ("clonesetcontroller",
-// "kruise", or both, the default, comma-separated). Each iteration is a
-// whole comparison; run it with -benchtime=1x
-// (scripts/bench-controlplane.sh does).
+// "kruise", or both, the default, comma-separated);
+// $CLONESET_BENCH_OWN_ARGS adds flags to the project's controller (e.g.
+// --kube-api-http2=false); $CLONESET_BENCH_PROFILE_DIR, when set, gets CPU
+// profiles of each controller through the rollout and a heap profile at
+// its end (profile). Each iteration is a whole comparison; run it with
+// -benchtime=1x (scripts/bench-controlplane.sh does).
 func BenchmarkRollout(b *testing.B) {
 	n, nodes := envInt(b, "CLONESET_BENCH_PODS", 1000, 10), envInt(b, "CLONESET_BENCH_NODES", 50, 1)
 	contenders := benchContenders(b)

@@ -86,6 +86,7 @@ type options struct {
 	kubeAPIQPS              float64
 	kubeAPIBurst            int
 	kubeAPICompression      bool
+	kubeAPIHTTP2            bool
 }
 
 // The defaults of the flags that have one.
@@ -131,6 +132,7 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	fs.StringVar(&o.pprofBindAddress, "pprof-bind-address", "", `the address of the net/http/pprof endpoints (/debug/pprof/), e.g. "127.0.0.1:6060" (default: off)`)
 	fs.Float64Var(&o.kubeAPIQPS, "kube-api-qps", 0, "the client's requests per second to the API server (default 0: no client-side rate limit, the API server's priority and fairness applies)")
 	fs.IntVar(&o.kubeAPIBurst, "kube-api-burst", 0, "the client's burst above --kube-api-qps (default 0: client-go's, 10; needs --kube-api-qps)")
+	fs.BoolVar(&o.kubeAPIHTTP2, "kube-api-http2", true, "talk HTTP/2 to the API server (every request and watch on one connection); false: HTTP/1.1, a connection per watch")
 	fs.BoolVar(&o.kubeAPICompression, "kube-api-compression", false, "ask the API server for gzip-compressed responses and watch streams (default off: the controller runs next to its API server, where compressing every watch event costs both sides CPU and saves nothing)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -274,6 +276,9 @@ func clientConfig(o options) (*rest.Config, error) {
 	}
 	setRateLimit(cfg, o.kubeAPIQPS, o.kubeAPIBurst)
 	cfg.DisableCompression = !o.kubeAPICompression
+	if !o.kubeAPIHTTP2 {
+		cfg.NextProtos = []string{"http/1.1"}
+	}
 	return cfg, nil
 }
 

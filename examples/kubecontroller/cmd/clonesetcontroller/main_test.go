@@ -39,6 +39,7 @@ func TestFlagDefaults(t *testing.T) {
 		retryPeriod:            2 * time.Second,
 		metricsBindAddress:     "0",
 		healthProbeBindAddress: ":8081",
+		kubeAPIHTTP2:           true,
 	}
 	if o != want {
 		t.Errorf("defaults %+v, want %+v", o, want)
@@ -63,6 +64,7 @@ func TestFlagsParse(t *testing.T) {
 		metricsBindAddress: ":8080", healthProbeBindAddress: "0", serverVersion: "v1.31.4",
 		pprofBindAddress: "127.0.0.1:6060", kubeAPIQPS: 30, kubeAPIBurst: 50, kubeAPICompression: true,
 	}
+	want.kubeAPIHTTP2 = true
 	if o != want {
 		t.Errorf("parsed %+v, want %+v", o, want)
 	}
@@ -108,7 +110,7 @@ func TestHelpListsEveryFlag(t *testing.T) {
 	}
 	for _, f := range []string{"kubeconfig", "namespace", "cloneset-version", "workers", "leader-elect", "leader-election-id",
 		"leader-election-namespace", "metrics-bind-address", "health-probe-bind-address", "dry-run", "server-version",
-		"pprof-bind-address", "kube-api-qps", "kube-api-burst", "kube-api-compression"} {
+		"pprof-bind-address", "kube-api-qps", "kube-api-burst", "kube-api-compression", "kube-api-http2"} {
 		if !strings.Contains(stdout.String(), "-"+f+" ") && !strings.Contains(stdout.String(), "-"+f+"\n") {
 			t.Errorf("-h does not list --%s:\n%s", f, stdout.String())
 		}
@@ -163,6 +165,33 @@ func TestCompression(t *testing.T) {
 		must(t, err)
 		if asked := strings.Contains(seen, "gzip"); asked != compression {
 			t.Errorf("--kube-api-compression=%t: the client sent Accept-Encoding %q", compression, seen)
+		}
+	}
+}
+
+// TestHTTP2: the client talks HTTP/2 to a server that offers it, and
+// HTTP/1.1 with --kube-api-http2=false.
+func TestHTTP2(t *testing.T) {
+	for _, http2 := range []bool{true, false} {
+		var proto int
+		s := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			proto = r.ProtoMajor
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, `{"major": "1", "minor": "37", "gitVersion": "v1.37.2"}`)
+		}))
+		s.EnableHTTP2 = true
+		s.StartTLS()
+		t.Cleanup(s.Close)
+		o, err := parseFlags([]string{"--kubeconfig", writeKubeconfig(t, s.URL), fmt.Sprintf("--kube-api-http2=%t", http2)}, &bytes.Buffer{})
+		must(t, err)
+		cfg, err := clientConfig(o)
+		must(t, err)
+		dc, err := discoveryClient(cfg)
+		must(t, err)
+		_, err = readServerVersion(dc)
+		must(t, err)
+		if want := map[bool]int{true: 2, false: 1}[http2]; proto != want {
+			t.Errorf("--kube-api-http2=%t: the server saw HTTP/%d, want HTTP/%d", http2, proto, want)
 		}
 	}
 }
