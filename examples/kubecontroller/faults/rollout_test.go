@@ -251,13 +251,17 @@ func (e *env) createRolloutCloneSet() {
 	}
 }
 
-// deleteRolloutCloneSet deletes the rollout's CloneSet and waits until the
-// garbage collector has deleted its pods and the pods are gone.
+// deleteRolloutCloneSet deletes the rollout's CloneSet and its pods (the
+// garbage collector may take half a minute to notice a CloneSet of a
+// definition installed moments before) and waits until the pods are gone.
 func (e *env) deleteRolloutCloneSet() {
 	e.t.Helper()
 	e.pods.clearBudget(rolloutName)
 	background := metav1.DeletePropagationBackground
 	if err := e.dyn.Resource(cloneSets).Namespace(e.ns).Delete(e.t.Context(), rolloutName, metav1.DeleteOptions{PropagationPolicy: &background}); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := e.cs.CoreV1().Pods(e.ns).DeleteCollection(e.t.Context(), metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: "app=" + rolloutName}); err != nil {
 		e.t.Fatal(err)
 	}
 	deadline := time.Now().Add(convergeTimeout)
@@ -312,6 +316,7 @@ func compareRollout(tb testing.TB, n, nodes int, limit clientLimit, contenders [
 // namespace of its own, and deletes the CloneSet at the end.
 func rolloutWith(tb testing.TB, cp *controlplane.ControlPlane, c contender, n int, limit clientLimit) rolloutCost {
 	tb.Helper()
+	setUp := time.Now()
 	c.install(tb, cp)
 	e := newEnv(tb, cp)
 	metrics := freeAddress(tb)
@@ -327,6 +332,7 @@ func rolloutWith(tb testing.TB, cp *controlplane.ControlPlane, c contender, n in
 	}
 	e.createRolloutCloneSet()
 	e.waitConverged(rolloutName, 0, imageV1, time.Now())
+	tb.Logf("%s: definitions installed, controller started, CloneSet created in %s", c.name, time.Since(setUp).Round(time.Millisecond))
 
 	usage := func() (ctrl, api controlplane.Usage) {
 		var err error
@@ -379,8 +385,10 @@ func rolloutWith(tb testing.TB, cp *controlplane.ControlPlane, c contender, n in
 	}
 	tb.Logf("%s: pods at most %d active, at least %d ready; watch: %d events, %d relists", c.name, highest, lowest, events, relists)
 	stopProfiles()
+	tearDown := time.Now()
 	proc.Stop()
 	e.deleteRolloutCloneSet()
+	tb.Logf("%s: controller stopped, CloneSet and pods gone in %s", c.name, time.Since(tearDown).Round(time.Millisecond))
 	return result
 }
 
