@@ -142,27 +142,37 @@ func TestRateLimit(t *testing.T) {
 	}
 }
 
+// seenRequest is what a TLS test server saw of the client's request for
+// the server's version, made as run makes it (clientConfig, discovery) with
+// flag: its Accept-Encoding and its HTTP major version.
+func seenRequest(t *testing.T, flag string) (acceptEncoding string, protoMajor int) {
+	t.Helper()
+	s := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		acceptEncoding, protoMajor = r.Header.Get("Accept-Encoding"), r.ProtoMajor
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"major": "1", "minor": "37", "gitVersion": "v1.37.2"}`)
+	}))
+	s.EnableHTTP2 = true
+	s.StartTLS()
+	t.Cleanup(s.Close)
+	o, err := parseFlags([]string{"--kubeconfig", writeKubeconfig(t, s.URL), flag}, &bytes.Buffer{})
+	must(t, err)
+	cfg, err := clientConfig(o)
+	must(t, err)
+	dc, err := discoveryClient(cfg)
+	must(t, err)
+	_, err = readServerVersion(dc)
+	must(t, err)
+	return acceptEncoding, protoMajor
+}
+
 // TestCompression: the client asks for no compressed responses unless
-// --kube-api-compression says so (Accept-Encoding as the server sees it; a
-// TLS server, as client-go uses Go's default transport, which compresses
-// whatever the configuration says, for plain HTTP without TLS settings).
+// --kube-api-compression says so (a TLS server: client-go uses Go's default
+// transport, which compresses whatever the configuration says, for plain
+// HTTP without TLS settings).
 func TestCompression(t *testing.T) {
 	for _, compression := range []bool{false, true} {
-		var seen string
-		s := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			seen = r.Header.Get("Accept-Encoding")
-			w.Header().Set("Content-Type", "application/json")
-			fmt.Fprint(w, `{"major": "1", "minor": "37", "gitVersion": "v1.37.2"}`)
-		}))
-		t.Cleanup(s.Close)
-		o, err := parseFlags([]string{"--kubeconfig", writeKubeconfig(t, s.URL), fmt.Sprintf("--kube-api-compression=%t", compression)}, &bytes.Buffer{})
-		must(t, err)
-		cfg, err := clientConfig(o)
-		must(t, err)
-		dc, err := discoveryClient(cfg)
-		must(t, err)
-		_, err = readServerVersion(dc)
-		must(t, err)
+		seen, _ := seenRequest(t, fmt.Sprintf("--kube-api-compression=%t", compression))
 		if asked := strings.Contains(seen, "gzip"); asked != compression {
 			t.Errorf("--kube-api-compression=%t: the client sent Accept-Encoding %q", compression, seen)
 		}
@@ -173,23 +183,7 @@ func TestCompression(t *testing.T) {
 // HTTP/1.1 with --kube-api-http2=false.
 func TestHTTP2(t *testing.T) {
 	for _, http2 := range []bool{true, false} {
-		var proto int
-		s := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			proto = r.ProtoMajor
-			w.Header().Set("Content-Type", "application/json")
-			fmt.Fprint(w, `{"major": "1", "minor": "37", "gitVersion": "v1.37.2"}`)
-		}))
-		s.EnableHTTP2 = true
-		s.StartTLS()
-		t.Cleanup(s.Close)
-		o, err := parseFlags([]string{"--kubeconfig", writeKubeconfig(t, s.URL), fmt.Sprintf("--kube-api-http2=%t", http2)}, &bytes.Buffer{})
-		must(t, err)
-		cfg, err := clientConfig(o)
-		must(t, err)
-		dc, err := discoveryClient(cfg)
-		must(t, err)
-		_, err = readServerVersion(dc)
-		must(t, err)
+		_, proto := seenRequest(t, fmt.Sprintf("--kube-api-http2=%t", http2))
 		if want := map[bool]int{true: 2, false: 1}[http2]; proto != want {
 			t.Errorf("--kube-api-http2=%t: the server saw HTTP/%d, want HTTP/%d", http2, proto, want)
 		}
