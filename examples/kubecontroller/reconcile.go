@@ -38,7 +38,8 @@ type Reconciler struct {
 	Client client.Client
 	// Writer, when set, sends the writes instead of Client (see
 	// RESTWriter): SetupWithManager makes one from the manager's
-	// configuration, except in a dry run.
+	// configuration when Client is the manager's own client (a client of
+	// yours keeps getting the writes), except in a dry run.
 	Writer *RESTWriter
 	// CloneSetGVK is the version the CloneSet is read and patched in:
 	// CloneSetV1beta1 (the default when empty) or CloneSetV1alpha1.
@@ -246,16 +247,17 @@ func (r *Reconciler) expectations() *Expectations {
 // without it the nodes are listed; the nodes are not watched for reconciles:
 // a node change reaches a plan at the CloneSet's next reconcile, as with
 // upstream's controller), and
-// records its events with the manager's recorder and sends its writes with
-// a RESTWriter on the manager's configuration (unless Recorder, or Writer,
-// is set, or this is a dry run). With Trigger set, its events ask for reconciles too.
+// records its events with the manager's recorder (unless Recorder is set or
+// this is a dry run), and sends its writes with a RESTWriter on the
+// manager's configuration when Client is the manager's client (unless Writer
+// is set or this is a dry run). With Trigger set, its events ask for reconciles too.
 // Its reconciles read the manager's cache, and, unless CopyListed is set,
 // list its own objects without deep copies (see List).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Recorder == nil && !r.DryRun {
 		r.Recorder = mgr.GetEventRecorder(EventSource)
 	}
-	if r.Writer == nil && !r.DryRun {
+	if r.Writer == nil && !r.DryRun && r.Client == mgr.GetClient() {
 		w, err := NewRESTWriter(mgr.GetConfig(), mgr.GetHTTPClient())
 		if err != nil {
 			return err

@@ -13,8 +13,13 @@ import (
 
 	"github.com/clonecore/cloneset/expectations"
 	"github.com/clonecore/cloneset/requests"
+	"github.com/go-logr/logr"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 )
 
 // seenRequest is a request as a fake API server received it.
@@ -172,5 +177,44 @@ func TestRESTWriterErrors(t *testing.T) {
 	}
 	if n := len(seen()) - before; n != 0 {
 		t.Errorf("%d bad requests reached the server", n)
+	}
+}
+
+// TestSetupWithManagerWriter: SetupWithManager gives the Reconciler a
+// RESTWriter when its Client is the manager's, and none when the Client is
+// one of the caller's (which keeps getting the writes), in a dry run, or
+// when a Writer is set already.
+func TestSetupWithManagerWriter(t *testing.T) {
+	mine := &RESTWriter{}
+	for _, tc := range []struct {
+		name       string
+		own        bool // the Client is the caller's
+		dryRun     bool
+		writer     *RESTWriter
+		wantWriter bool
+	}{
+		{name: "the manager's client", wantWriter: true},
+		{name: "a client of the caller's", own: true},
+		{name: "a dry run", dryRun: true},
+		{name: "a writer given", writer: mine, wantWriter: true},
+	} {
+		skip := true
+		mgr, err := ctrl.NewManager(&rest.Config{Host: "http://127.0.0.1:1"}, ctrl.Options{
+			Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0", Logger: logr.Discard(),
+			Controller: config.Controller{SkipNameValidation: &skip},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &Reconciler{Client: mgr.GetClient(), DryRun: tc.dryRun, Writer: tc.writer}
+		if tc.own {
+			r.Client = fake.NewClientBuilder().Build()
+		}
+		if err := r.SetupWithManager(mgr); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if (r.Writer != nil) != tc.wantWriter || tc.writer != nil && r.Writer != tc.writer {
+			t.Errorf("%s: writer %v, want one: %t", tc.name, r.Writer, tc.wantWriter)
+		}
 	}
 }

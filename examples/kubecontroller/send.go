@@ -65,8 +65,8 @@ type Outcome struct {
 	Err error
 }
 
-// Sender sends the requests of one plan through a controller-runtime client,
-// in order, and records the expectations of its writes.
+// Sender sends the requests of one plan through a controller-runtime client
+// or a RESTWriter, in order, and records the expectations of its writes.
 type Sender struct {
 	// Client writes to the API server, unless Writer is set.
 	Client client.Client
