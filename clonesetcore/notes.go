@@ -37,4 +37,20 @@ func plural(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
+// podsWait is "1 pod waits" or "n pods wait".
+func podsWait(n int) string {
+	if n == 1 {
+		return "1 pod waits"
+	}
+	return plural(n, "pod", "pods") + " wait"
+}
+
+// podsAre is "1 pod is" or "n pods are".
+func podsAre(n int) string {
+	if n == 1 {
+		return "1 pod is"
+	}
+	return plural(n, "pod", "pods") + " are"
+}
+
 func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }

@@ -26,11 +26,15 @@ type ObjectRef struct {
 // every reason nothing happened. Its JSON form is the contract of
 // docs/spec/scenario-format.md section 2.
 type Result struct {
-	APIVersion      string    `json:"apiVersion"`
-	Kind            string    `json:"kind"`
-	CloneSet        ObjectRef `json:"cloneSet"`
-	CurrentRevision string    `json:"currentRevision"`
-	UpdateRevision  string    `json:"updateRevision"`
+	APIVersion string    `json:"apiVersion"`
+	Kind       string    `json:"kind"`
+	CloneSet   ObjectRef `json:"cloneSet"`
+	// Now is the clock the plan was made at (the scenario's Now), RFC 3339
+	// with the nanoseconds it has, in UTC; omitted when the scenario has no
+	// clock.
+	Now             string `json:"now,omitempty"`
+	CurrentRevision string `json:"currentRevision"`
+	UpdateRevision  string `json:"updateRevision"`
 	// Budget is the scale-phase arithmetic (all sixteen numbers).
 	Budget partition.Budget `json:"budget"`
 	// UpdateBudget is the update-phase arithmetic, present only when it differs
@@ -89,6 +93,15 @@ func formatTime(t time.Time) string {
 		return ""
 	}
 	return t.UTC().Truncate(time.Second).Format(time.RFC3339)
+}
+
+// formatNow writes a plan's clock: RFC 3339 in UTC with its nanoseconds
+// (they seed the instance ids of the round), "" when zero.
+func formatNow(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
 }
 
 func conditionsOut(in []model.CloneSetCondition) []Condition {

@@ -321,6 +321,12 @@ func act(a model.Action) string {
 		return fmt.Sprintf("%s %s #%d", a.Type, a.Revision, a.RevisionNumber)
 	case model.ActionDeleteRevision:
 		return "DeleteRevision " + a.Revision
+	case model.ActionCreateImagePullJob:
+		return fmt.Sprintf("CreateImagePullJob %s %s=%s", a.ImagePullJob, a.Container, a.Image)
+	case model.ActionLabelRevision:
+		return fmt.Sprintf("LabelRevision %s %v", a.Revision, a.SetLabels)
+	case model.ActionDeleteImagePullJob:
+		return "DeleteImagePullJob " + a.ImagePullJob
 	}
 	return string(a.Type) + " " + a.Pod
 }

@@ -140,6 +140,9 @@ func invariantViolations(s *model.Scenario, res *clonesetcore.Result) []string {
 		case model.ActionCreateRevision, model.ActionUpdateRevision, model.ActionDeleteRevision:
 			bad = append(bad, revisionActionViolations(s, res, i)...)
 			continue
+		case model.ActionCreateImagePullJob, model.ActionLabelRevision, model.ActionDeleteImagePullJob:
+			bad = append(bad, preDownloadViolations(s, res, i)...)
+			continue
 		}
 		// Every other action acts on an observed pod: never on a terminating or
 		// terminal pod, a released pod or a pod of another owner.
@@ -201,6 +204,20 @@ func invariantViolations(s *model.Scenario, res *clonesetcore.Result) []string {
 	}
 	if n := ub.UpdateNum; nRolling > max(n, -n) {
 		fail("%d rolling-update actions > |updateNum| %d", nRolling, n)
+	}
+
+	// Image pre-download: once the rollout is done, every ImagePullJob the
+	// CloneSet controls is deleted (image-predownload P2).
+	if s.Gates.PreDownloadImageForInPlaceUpdate && res.CurrentRevision == res.UpdateRevision {
+		deleted := map[string]int{}
+		for _, a := range ofType(res, model.ActionDeleteImagePullJob) {
+			deleted[a.ImagePullJob]++
+		}
+		for _, j := range s.ImagePullJobs {
+			if model.ControllerRef(j.OwnerReferences).OwnedBy(cs) && deleted[j.Name] != 1 {
+				fail("rollout done: ImagePullJob %s of the CloneSet deleted %d times, want once", j.Name, deleted[j.Name])
+			}
+		}
 	}
 
 	// podsToDelete truncation (scale-and-budgets 6.7).
@@ -280,6 +297,94 @@ func revisionActionViolations(s *model.Scenario, res *clonesetcore.Result, i int
 		for _, p := range observedPods(s) {
 			if p.InRevision(a.Revision) {
 				fail("DeleteRevision %s, the revision of pod %s", a.Revision, p.Name)
+			}
+		}
+	}
+	return bad
+}
+
+// preDownloadViolations checks the image pre-download action res.Actions[i]
+// (image-predownload P1-P6): only with the gate on; after the revision
+// write and the PVC clean-up and before every pod-level action; a create
+// and the mark while a rollout goes on, for the update revision, a job per
+// container whose image the update revision changes, named after them,
+// then one mark, and none on a revision already marked; a delete once the
+// rollout is done, of a job the CloneSet controls.
+func preDownloadViolations(s *model.Scenario, res *clonesetcore.Result, i int) []string {
+	var bad []string
+	fail := func(format string, args ...any) { bad = append(bad, fmt.Sprintf(format, args...)) }
+	a := res.Actions[i]
+	if !s.Gates.PreDownloadImageForInPlaceUpdate {
+		fail("%s with the PreDownloadImageForInPlaceUpdate gate off", a.Type)
+	}
+	for _, b := range res.Actions[:i] {
+		switch b.Type {
+		case model.ActionCreateRevision, model.ActionUpdateRevision, model.ActionDeletePVC, model.ActionSetPVCOwner,
+			model.ActionCreateImagePullJob, model.ActionDeleteImagePullJob:
+		default:
+			fail("%s comes after %s", a.Type, b.Type)
+		}
+	}
+	done := res.CurrentRevision == res.UpdateRevision
+	var update *model.Revision
+	for _, r := range s.Revisions {
+		if r.Name == res.UpdateRevision {
+			update = r
+		}
+	}
+	switch a.Type {
+	case model.ActionDeleteImagePullJob:
+		if !done {
+			fail("DeleteImagePullJob %s while the rollout goes on", a.ImagePullJob)
+		}
+		found := false
+		for _, j := range s.ImagePullJobs {
+			found = found || j.Name == a.ImagePullJob && model.ControllerRef(j.OwnerReferences).OwnedBy(s.CloneSet)
+		}
+		if !found {
+			fail("DeleteImagePullJob %s: not a job of the CloneSet", a.ImagePullJob)
+		}
+	case model.ActionCreateImagePullJob, model.ActionLabelRevision:
+		if done {
+			fail("%s once the rollout is done", a.Type)
+		}
+		if a.Revision != res.UpdateRevision {
+			fail("%s for %s, not the update revision %s", a.Type, a.Revision, res.UpdateRevision)
+		}
+		if update != nil {
+			for _, k := range []string{model.LabelImagePreDownloadCreated, model.LabelImagePreDownloadIgnored} {
+				if _, ok := update.Labels[k]; ok {
+					fail("%s: the update revision is marked %s already", a.Type, k)
+				}
+			}
+		}
+	}
+	switch a.Type {
+	case model.ActionCreateImagePullJob:
+		if a.ImagePullJob != a.Revision+"-"+a.Container {
+			fail("ImagePullJob %s, want <revision>-<container> %s-%s", a.ImagePullJob, a.Revision, a.Container)
+		}
+		// The template of the update revision is spec.template.
+		found := false
+		for _, c := range s.CloneSet.Spec.Template.Spec.Containers {
+			found = found || c.Name == a.Container && c.Image == a.Image
+		}
+		if !found {
+			fail("CreateImagePullJob %s: container %s has no image %s in spec.template", a.ImagePullJob, a.Container, a.Image)
+		}
+		if len(ofType(res, model.ActionLabelRevision)) != 1 {
+			fail("CreateImagePullJob %s without the revision's mark", a.ImagePullJob)
+		}
+	case model.ActionLabelRevision:
+		if len(a.SetLabels) != 1 || (a.SetLabels[model.LabelImagePreDownloadCreated] != "true" && a.SetLabels[model.LabelImagePreDownloadIgnored] != "true") {
+			fail("LabelRevision sets %v, want one pre-download mark", a.SetLabels)
+		}
+		if a.SetLabels[model.LabelImagePreDownloadIgnored] != "" && len(ofType(res, model.ActionCreateImagePullJob)) > 0 {
+			fail("the revision is marked ignored, yet ImagePullJobs are created")
+		}
+		for _, b := range res.Actions[i+1:] {
+			if b.Type == model.ActionCreateImagePullJob || b.Type == model.ActionLabelRevision {
+				fail("LabelRevision is followed by %s", b.Type)
 			}
 		}
 	}

@@ -177,7 +177,7 @@ func TestS3ScaleOutLimited(t *testing.T) {
 	if c := ofType(res, model.ActionCreatePod); len(c) != 1 {
 		t.Errorf("want 1 CreatePod, got %q", acts(res))
 	}
-	wantNote(t, res, "scale-out limited by scaleStrategy.maxUnavailable, limit 1 (5 wanted, scaleMaxUnavailable 2, 1 pods unavailable)")
+	wantNote(t, res, "scale-out limited by scaleStrategy.maxUnavailable, limit 1 (5 wanted, scaleMaxUnavailable 2, 1 pod unavailable)")
 
 	// The new pod is there but not ready: limit 0. Nothing is created, the
 	// update phase runs (its refresh moves nothing: the pods are unscheduled).

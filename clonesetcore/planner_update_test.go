@@ -205,7 +205,7 @@ func TestUpdateBudgetGlobalUnavailability(t *testing.T) {
 		maxUnavail(1).preDelete(true) // markPodNotReady: the pre-deletion is not cancelled
 	res := w.plan(t)
 	wantActs(t, res)
-	wantNote(t, res, "update budget used up: 1 pods unavailable, updateMaxUnavailable 1; 3 pods wait")
+	wantNote(t, res, "update budget used up: 1 pod unavailable, updateMaxUnavailable 1; 3 pods wait")
 	wantNote(t, res, "1 pod in PreparingDelete still hooked by lifecycle.preDelete: waiting for the hook to be released")
 }
 

@@ -95,6 +95,18 @@ type worldSpec struct {
 	SpareTerminated bool
 	SetAside        int
 	Progressing     int
+	// Image pre-download (PreDownloadImageForInPlaceUpdate in Gates):
+	// the strategy's minimum of updated ready pods and parallelism, the
+	// status's updated ready pods and update revision, the mark of each
+	// revision (RevMarks: 0 none, 1 created, 2 ignored, by revision of
+	// allRevs) and the ImagePullJobs (0 the CloneSet's, 1 another
+	// CloneSet's, 2 the CloneSet's by name without a uid).
+	MinUpdatedReady *int32
+	Parallelism     *model.IntOrPercent
+	UpdatedReady    int32
+	StatusUpdateRev string
+	RevMarks        []int
+	Jobs            []int
 }
 
 func genWorld(src source) *worldSpec {
@@ -176,6 +188,17 @@ func genWorld(src source) *worldSpec {
 		ws.SpareIDs = append(ws.SpareIDs, fmt.Sprintf("s%d", i))
 	}
 	ws.SpareTerminated = oneIn(src, "spareTerminated", 3)
+	ws.Gates.PreDownloadImageForInPlaceUpdate = oneIn(src, "gatePreDownload", 2)
+	ws.MinUpdatedReady = pick(src, "minUpdatedReady", nil, nil, ptr(int32(0)), ptr(int32(1)), ptr(int32(3)))
+	ws.Parallelism = pick(src, "parallelism", nil, nil, intv(2), strv("3"))
+	ws.UpdatedReady = int32(src.intn("updatedReady", 4))
+	ws.StatusUpdateRev = pick(src, "statusUpdateRev", ws.CurrentRev, ws.CurrentRev, ws.TemplateRev)
+	for range allRevs {
+		ws.RevMarks = append(ws.RevMarks, pick(src, "revMark", 0, 0, 1, 2))
+	}
+	for range src.intn("jobs", 4) {
+		ws.Jobs = append(ws.Jobs, pick(src, "job", 0, 0, 1, 2))
+	}
 	return ws
 }
 
@@ -276,8 +299,9 @@ func (ws *worldSpec) build(perm func(string, int) []int) *model.Scenario {
 			PodUpdatePolicy: ws.Policy, Partition: ptr(ws.Partition), MaxSurge: ptr(ws.MaxSurge),
 			MaxUnavailable: ptr(ws.MaxUnavailable), Paused: ws.Paused,
 		}
-		if ws.Policy != model.PolicyReCreate {
-			cs.Spec.UpdateStrategy.RollingUpdate.InPlaceUpdateStrategy = &model.InPlaceUpdateStrategy{GracePeriodSeconds: ws.Grace}
+		if ws.Policy != model.PolicyReCreate || ws.MinUpdatedReady != nil || ws.Parallelism != nil {
+			cs.Spec.UpdateStrategy.RollingUpdate.InPlaceUpdateStrategy = &model.InPlaceUpdateStrategy{GracePeriodSeconds: ws.Grace,
+				ImagePreDownloadMinUpdatedReadyPods: ws.MinUpdatedReady, ImagePreDownloadParallelism: ws.Parallelism}
 		}
 	}
 	switch ws.Lifecycle {
@@ -296,7 +320,8 @@ func (ws *worldSpec) build(perm func(string, int) []int) *model.Scenario {
 		cs.Spec.Lifecycle = &model.Lifecycle{}
 	}
 	model.SetDefaults(cs)
-	cs.Status = model.CloneSetStatus{ObservedGeneration: 2, CurrentRevision: ws.CurrentRev, UpdateRevision: ws.CurrentRev}
+	cs.Status = model.CloneSetStatus{ObservedGeneration: 2, CurrentRevision: ws.CurrentRev, UpdateRevision: ws.StatusUpdateRev,
+		UpdatedReadyReplicas: ws.UpdatedReady}
 	if ws.Deleting {
 		cs.DeletionTimestamp = t0.Add(-time.Minute)
 	}
@@ -317,6 +342,9 @@ func (ws *worldSpec) build(perm func(string, int) []int) *model.Scenario {
 		rv := revisionFor(name, ws.Spread)
 		if ws.VCTHashes {
 			rv.Annotations = map[string]string{model.AnnotationVCTHash: map[string]string{revA: "", revB: "1", revC: "1"}[name]}
+		}
+		if i < len(ws.RevMarks) && ws.RevMarks[i] > 0 {
+			rv.Labels[[]string{model.LabelImagePreDownloadCreated, model.LabelImagePreDownloadIgnored}[ws.RevMarks[i]-1]] = "true"
 		}
 		s.Revisions = append(s.Revisions, rv)
 	}
@@ -346,6 +374,18 @@ func (ws *worldSpec) build(perm func(string, int) []int) *model.Scenario {
 	for i := range ws.SetAside {
 		s.SetAside = append(s.SetAside, model.SetAside{Kind: "Pod", Name: fmt.Sprintf("other-%d", i), Reason: "controlled by ReplicaSet other"})
 	}
+	for i, kind := range ws.Jobs {
+		owner := model.OwnerReference{APIVersion: "apps.kruise.io/v1beta1", Kind: "CloneSet", Name: "web", UID: "uid-web", Controller: true}
+		switch kind {
+		case 1:
+			owner.Name, owner.UID = "other", "uid-other"
+		case 2:
+			owner.UID = ""
+		}
+		s.ImagePullJobs = append(s.ImagePullJobs, &model.ImagePullJob{Name: fmt.Sprintf("%s-main-%d", revB, i), Namespace: "default",
+			UID: fmt.Sprintf("uid-job-%d", i), OwnerReferences: []model.OwnerReference{owner}, Image: imageOf(revB)})
+	}
+	s.ImagePullJobs = permute(s.ImagePullJobs, "imagePullJobs", perm)
 	s.Pods = permute(s.Pods, "pods", perm)
 	s.PVCs = permute(s.PVCs, "pvcs", perm)
 	s.Revisions = permute(s.Revisions, "revisions", perm)

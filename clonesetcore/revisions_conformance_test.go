@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/clonecore/cloneset/clonesetcore"
+	"github.com/clonecore/cloneset/internal/cisummary"
 	"github.com/clonecore/cloneset/manifest"
 	"github.com/clonecore/cloneset/model"
 )
@@ -63,8 +64,7 @@ func TestRevisionConformance(t *testing.T) {
 		}
 	}
 	summary := fmt.Sprintf("conformance revisions: %d/%d", passed, len(files))
-	t.Log(summary)
-	fmt.Println(summary)
+	cisummary.Print(t, summary)
 }
 
 func replayRevisionWorld(t *testing.T, file string) {

@@ -519,6 +519,6 @@ func TestRequestAboveLimitIsPlanned(t *testing.T) {
 		Limits: map[string]model.Quantity{"memory": model.MustParseQuantity("0.5G")}}
 	w.cs.Spec.Template.Raw = model.TemplateTree(w.cs.Spec.Template)
 	res := w.plan(t)
-	wantNote(t, res, "the webhook would reject this CloneSet (spec.template.spec.containers[0].resources.requests[memory]: must be less than or equal to memory limit of 0.5G); planning it anyway, as the controller does: it builds the revision and the pods of such a template")
+	wantNote(t, res, "the webhook would reject this CloneSet (spec.template.spec.containers[0].resources.requests: must be less than or equal to memory limit of 0.5G); planning it anyway, as the controller does: it builds the revision and the pods of such a template")
 	wantRevisionActs(t, res, "0 CreateRevision "+res.UpdateRevision+" #3")
 }

@@ -113,28 +113,7 @@ var ErrNoCloneSet = errors.New("scenario has no CloneSet")
 // Plan computes the decision of one reconcile of the scenario's CloneSet. It is
 // pure: the same scenario gives the same plan, byte for byte, whatever the order
 // of the objects in it, and nothing outside the scenario (no clock) is read.
-//
-// Package requests turns a plan into the exact API requests that carry it
-// out (requests.Build) and says how to send them; a controller that does its
-// own writes applies a plan in four steps:
-//
-//  1. Apply Actions in order. CreatePod actions carry a Batch index: create the
-//     pods of one batch (in parallel if you like), and stop creating once a batch
-//     had a failure, as the controller does. Any failed write ends the round: call
-//     Plan again on a fresh snapshot rather than continuing.
-//     A CreateRevision or UpdateRevision opens the list; the trailing
-//     UpdatePodsToDelete and DeleteRevision actions are upstream's steps after
-//     the status write (LSV 2.7): to follow upstream exactly, write the status
-//     (step 2) before them and drop them when that write fails.
-//  2. Write Status to the CloneSet's status subresource unless
-//     Status.WriteSkipped is set.
-//  3. If RequeueAfterSeconds > 0, call Plan again after that delay even when no
-//     event arrives; otherwise wait for the next watch event.
-//  4. Show Notes to people: they explain every decision and every wait.
-//
-// The plan never mixes purposes: its pod-level actions come from one of the
-// scale phase, the refresh step or the update step, exactly as upstream; the
-// next round continues the work.
+// How to carry a plan out is the caller's contract of the package doc.
 //
 // Plan applies the default Limits; PlanWithOptions takes others.
 func Plan(s *model.Scenario) (*Result, error) { return PlanWithOptions(s, Options{}) }
@@ -165,6 +144,7 @@ func (r *round) plan() (*Result, error) {
 	}
 	r.revisionActions()
 	r.cleanupPVCs()
+	r.preDownload()
 	changed := false
 	if !r.cs.DeletionTimestamp.IsZero() {
 		r.notes.add("the CloneSet is being deleted: no scaling and no update (status is still computed)")
@@ -347,7 +327,7 @@ func (r *round) computeBudgets() {
 func (r *round) noteTolerated() {
 	errs := model.Validate(r.cs, r.s.Pods)
 	for _, e := range errs {
-		if model.IsRequestAboveLimit(e.Rule) {
+		if model.IsToleratedWhenStored(e.Rule) {
 			r.notes.add("the webhook would reject this CloneSet (%s: %s); planning it anyway, as the controller does: it builds the revision and the pods of such a template", e.Path, e.Message)
 		}
 	}
@@ -557,6 +537,7 @@ func (r *round) finish(status Status) *Result {
 	p := &Result{
 		APIVersion: PlanAPIVersion, Kind: PlanKind,
 		CloneSet:        ObjectRef{Namespace: r.cs.Namespace, Name: r.cs.Name},
+		Now:             formatNow(r.now),
 		CurrentRevision: r.revs.current.Name, UpdateRevision: r.revs.update.Name,
 		Budget: r.budget, Actions: r.actions, Status: status, Notes: r.notes.list,
 	}

@@ -42,35 +42,35 @@ func (r *round) scale() bool {
 	cs := r.cs
 	b := r.budget
 	// S1: planned deletions.
-	var sd []int // indexes in r.observed
-	var pd []*model.Pod
+	var specifiedDelete []int // indexes in r.observed of the specified-delete pods
+	var preparingDelete []*model.Pod
 	specifiedPD := map[*model.Pod]bool{} // PreparingDelete pods that are specified-delete
 	numToDelete := 0
 	for i, p := range r.observed {
-		isSD := r.info[i].specified
-		isPD := r.info[i].state == model.StatePreparingDelete
-		if isSD {
-			sd = append(sd, i)
+		isSpecifiedDelete := r.info[i].specified
+		isPreparingDelete := r.info[i].state == model.StatePreparingDelete
+		if isSpecifiedDelete {
+			specifiedDelete = append(specifiedDelete, i)
 		}
-		if isPD {
-			pd = append(pd, p)
-			specifiedPD[p] = isSD
+		if isPreparingDelete {
+			preparingDelete = append(preparingDelete, p)
+			specifiedPD[p] = isSpecifiedDelete
 		}
-		if isSD || isPD {
+		if isSpecifiedDelete || isPreparingDelete {
 			numToDelete++
 		}
 	}
 	// S1b: cancel pre-deletions when replicas went up again.
 	isSpecified := func(p *model.Pod) bool { return specifiedPD[p] }
-	if acts := lifecycle.CancelPreDelete(cs, pd, isSpecified, r.replicas, len(r.observed), numToDelete); len(acts) > 0 {
+	if acts := lifecycle.CancelPreDelete(cs, preparingDelete, isSpecified, r.replicas, len(r.observed), numToDelete); len(acts) > 0 {
 		r.emit(acts...)
 		r.notes.add("replicas went up while %s waited in PreparingDelete: cancelled back to PreparingNormal", plural(len(acts), "pod", "pods"))
 		return true
 	}
 	// S2: the record.
 	if b.ScaleUp > b.ScaleUpLimit {
-		r.notes.add("scale-out limited by scaleStrategy.maxUnavailable, limit %d (%d wanted, scaleMaxUnavailable %d, %d pods unavailable)",
-			b.ScaleUpLimit, b.ScaleUp, b.ScaleMaxUnavailable, r.counters.PreDelNew+r.counters.PreDelOld+r.counters.UnavNew+r.counters.UnavOld)
+		r.notes.add("scale-out limited by scaleStrategy.maxUnavailable, limit %d (%d wanted, scaleMaxUnavailable %d, %s unavailable)",
+			b.ScaleUpLimit, b.ScaleUp, b.ScaleMaxUnavailable, plural(r.counters.PreDelNew+r.counters.PreDelOld+r.counters.UnavNew+r.counters.UnavOld, "pod", "pods"))
 	}
 	// S3: scale out.
 	if b.ScaleUp > 0 {
@@ -82,10 +82,10 @@ func (r *round) scale() bool {
 		return true
 	}
 	// S4: pods already in PreparingDelete.
-	if len(pd) > 0 {
+	if len(preparingDelete) > 0 {
 		changed := false
 		waiting := 0
-		for _, p := range pd {
+		for _, p := range preparingDelete {
 			var ch bool
 			r.actions, ch = lifecycle.AppendRemovePod(r.actions, cs, p, nil, r.claims().ClaimsOfPod(p), "PreparingDelete pod")
 			if ch {
@@ -102,17 +102,17 @@ func (r *round) scale() bool {
 		}
 	}
 	// S5: specified deletion, charged to deleteReadyLimit for ready pods.
-	inPD := make(map[string]bool, len(pd))
-	for _, p := range pd {
-		inPD[p.Name] = true
+	inPreparingDelete := make(map[string]bool, len(preparingDelete))
+	for _, p := range preparingDelete {
+		inPreparingDelete[p.Name] = true
 	}
-	var d []int
-	for _, i := range sd {
-		if !inPD[r.observed[i].Name] {
-			d = append(d, i)
+	var toDelete []int // the specified-delete pods not in PreparingDelete
+	for _, i := range specifiedDelete {
+		if !inPreparingDelete[r.observed[i].Name] {
+			toDelete = append(toDelete, i)
 		}
 	}
-	kept, skipped := r.spendReadyBudget(d, b.DeleteReadyLimit)
+	kept, skipped := r.spendReadyBudget(toDelete, b.DeleteReadyLimit)
 	if len(skipped) > 0 {
 		r.notes.add("specified delete of %s waits: deleteReadyLimit is %d (maxUnavailable %d + %d pods - %d replicas - %d unavailable)",
 			podNames(r.podsAt(skipped)), b.DeleteReadyLimit, b.MaxUnavailable, len(r.observed), r.replicas, r.unavailableCount())
@@ -140,8 +140,8 @@ func (r *round) scale() bool {
 		// r.info (and the instance ids a Tracker read).
 		del, wait := r.spendReadyBudget(r.choosePodsToDelete(b), b.DeleteReadyLimit)
 		if len(wait) > 0 {
-			r.notes.add("scale-in waits for %s: deleteReadyLimit is %d because %d pods are not yet available (maxUnavailable %d, minReadySeconds %d)",
-				podNames(r.podsAt(wait)), b.DeleteReadyLimit, r.unavailableCount(), b.MaxUnavailable, cs.Spec.MinReadySeconds)
+			r.notes.add("scale-in waits for %s: deleteReadyLimit is %d because %s not yet available (maxUnavailable %d, minReadySeconds %d)",
+				podNames(r.podsAt(wait)), b.DeleteReadyLimit, podsAre(r.unavailableCount()), b.MaxUnavailable, cs.Spec.MinReadySeconds)
 		}
 		changed := false
 		r.actions = slices.Grow(r.actions, len(del))

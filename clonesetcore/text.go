@@ -16,6 +16,7 @@ func (p *Result) WriteText(w io.Writer, s *model.Scenario) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "CloneSet %s/%s\n", p.CloneSet.Namespace, p.CloneSet.Name)
 	fmt.Fprintf(&b, "  revisions: current %s, update %s\n", p.CurrentRevision, p.UpdateRevision)
+	b.WriteString(clockLine(p.Now, s))
 	if s != nil {
 		b.WriteString(podSummary(s, p.UpdateRevision))
 	}
@@ -28,9 +29,9 @@ func (p *Result) WriteText(w io.Writer, s *model.Scenario) error {
 	b.WriteString("\n")
 	switch {
 	case bu.ScaleUp > 0:
-		fmt.Fprintf(&b, "  scale out: %d pods wanted (%d of them at the current revision), %d allowed now\n", bu.ScaleUp, min(bu.ScaleUpOldRevision, bu.ScaleUp), bu.ScaleUpLimit)
+		fmt.Fprintf(&b, "  scale out: %s wanted (%d of them at the current revision), %d allowed now\n", plural(bu.ScaleUp, "pod", "pods"), min(bu.ScaleUpOldRevision, bu.ScaleUp), bu.ScaleUpLimit)
 	case bu.ScaleDown > 0:
-		fmt.Fprintf(&b, "  scale in: %d pods to remove (%d wished from old revisions)\n", bu.ScaleDown, bu.ScaleDownOldRevision)
+		fmt.Fprintf(&b, "  scale in: %s to remove (%d wished from old revisions)\n", plural(bu.ScaleDown, "pod", "pods"), bu.ScaleDownOldRevision)
 	}
 	if bu.UseSurge > 0 {
 		fmt.Fprintf(&b, "  surge in use: %d (%d at the current revision)\n", bu.UseSurge, bu.UseSurgeOldRevision)
@@ -40,9 +41,9 @@ func (p *Result) WriteText(w io.Writer, s *model.Scenario) error {
 	}
 	switch {
 	case bu.UpdateNum > 0:
-		fmt.Fprintf(&b, "  update: %d pods to move to the update revision, at most %d unavailable\n", bu.UpdateNum, bu.UpdateMaxUnavailable)
+		fmt.Fprintf(&b, "  update: %s to move to the update revision, at most %d unavailable\n", plural(bu.UpdateNum, "pod", "pods"), bu.UpdateMaxUnavailable)
 	case bu.UpdateNum < 0:
-		fmt.Fprintf(&b, "  roll back: %d pods to move back to the current revision, at most %d unavailable\n", -bu.UpdateNum, bu.UpdateMaxUnavailable)
+		fmt.Fprintf(&b, "  roll back: %s to move back to the current revision, at most %d unavailable\n", plural(-bu.UpdateNum, "pod", "pods"), bu.UpdateMaxUnavailable)
 	default:
 		b.WriteString("  update: nothing to move\n")
 	}
@@ -70,6 +71,17 @@ func (p *Result) WriteText(w io.Writer, s *model.Scenario) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// clockLine says which clock the plan was made at, and where it comes from.
+func clockLine(now string, s *model.Scenario) string {
+	switch {
+	case now == "":
+		return "  clock: none (no timestamp in the input; set one with --now or a Scenario document's now)\n"
+	case s != nil && s.NowFromObjects:
+		return "  clock: " + now + " (the newest timestamp in the input; set another with --now or a Scenario document's now)\n"
+	}
+	return "  clock: " + now + "\n"
 }
 
 func podSummary(s *model.Scenario, updateRev string) string {
@@ -142,6 +154,16 @@ func describeAction(a model.Action) string {
 		s = fmt.Sprintf("set the revision of ControllerRevision %s to %d (it becomes the newest)", a.Revision, a.RevisionNumber)
 	case model.ActionDeleteRevision:
 		s = "delete ControllerRevision " + a.Revision
+	case model.ActionCreateImagePullJob:
+		s = fmt.Sprintf("create ImagePullJob %s pulling %s (container %s of %s)", a.ImagePullJob, a.Image, a.Container, a.Revision)
+	case model.ActionLabelRevision:
+		var kv []string
+		for _, k := range model.SortedKeys(a.SetLabels) {
+			kv = append(kv, k+"="+a.SetLabels[k])
+		}
+		s = fmt.Sprintf("label ControllerRevision %s %s", a.Revision, strings.Join(kv, ", "))
+	case model.ActionDeleteImagePullJob:
+		s = "delete ImagePullJob " + a.ImagePullJob
 	default:
 		s = string(a.Type)
 	}

@@ -15,8 +15,9 @@ import (
 
 // Tracker is the incremental input of the planner for one CloneSet: a
 // controller keeps one per CloneSet, tells it of every object added, changed
-// or removed (the CloneSet, its pods, PVCs, ControllerRevisions and the
-// nodes), and calls Plan on each reconcile.
+// or removed (the CloneSet, its pods, PVCs, ControllerRevisions, the nodes
+// and, with the PreDownloadImageForInPlaceUpdate gate, its ImagePullJobs),
+// and calls Plan on each reconcile.
 //
 // The Tracker reads each pod when it is told of it and keeps a compact record
 // of what the planner reads (kind, revision, lifecycle state, readiness and
@@ -102,6 +103,7 @@ type Tracker struct {
 	pvcs      objects[*model.PVC]
 	revisions objects[*model.Revision]
 	nodes     objects[*model.Node]
+	jobs      objects[*model.ImagePullJob]
 
 	// buf holds the round's slices of the previous plan, reused.
 	buf struct {
@@ -451,6 +453,19 @@ func (t *Tracker) DeleteRevision(name string) {
 	}
 }
 
+// SetImagePullJob adds the ImagePullJob or replaces the job of the same
+// name (model.Scenario.ImagePullJobs: the planner deletes the CloneSet's
+// jobs once its rollout is done, with the PreDownloadImageForInPlaceUpdate
+// gate on).
+func (t *Tracker) SetImagePullJob(j *model.ImagePullJob) {
+	if j != nil {
+		t.jobs.set(j.Name, j)
+	}
+}
+
+// DeleteImagePullJob forgets the ImagePullJob of that name.
+func (t *Tracker) DeleteImagePullJob(name string) { t.jobs.delete(name) }
+
 // SetNode adds the node or replaces the node of the same name.
 func (t *Tracker) SetNode(n *model.Node) {
 	if n != nil {
@@ -472,7 +487,7 @@ func (t *Tracker) DeleteNode(name string) {
 }
 
 // Sync makes the Tracker hold exactly the objects of s (its CloneSet, pods,
-// PVCs, revisions and nodes), its gates and controller flags, by applying the
+// PVCs, revisions, ImagePullJobs and nodes), its gates and controller flags, by applying the
 // differences: objects the Tracker already holds (the same pointer) are not
 // read again. It suits a controller that lists objects instead of watching
 // them. The objects s sets aside are named in the plans' notes, as Plan
@@ -484,7 +499,7 @@ func (t *Tracker) Sync(s *model.Scenario) {
 }
 
 // SyncExceptNodes is Sync without the nodes: the Tracker holds exactly the
-// CloneSet, pods, PVCs, revisions and set-aside objects of s, its gates and
+// CloneSet, pods, PVCs, revisions, ImagePullJobs and set-aside objects of s, its gates and
 // controller flags, and keeps the nodes it holds, whatever s.Nodes holds
 // (it is not read). It suits a controller that lists a CloneSet's objects
 // on each reconcile but keeps the nodes, which all CloneSets share, from
@@ -522,6 +537,7 @@ func (t *Tracker) SyncExceptNodes(s *model.Scenario) {
 	}
 	syncObjects(&t.pvcs, s.PVCs, func(c *model.PVC) string { return c.Name }, t.SetPVC, t.DeletePVC)
 	syncObjects(&t.revisions, s.Revisions, func(r *model.Revision) string { return r.Name }, t.SetRevision, t.DeleteRevision)
+	syncObjects(&t.jobs, s.ImagePullJobs, func(j *model.ImagePullJob) string { return j.Name }, t.SetImagePullJob, t.DeleteImagePullJob)
 }
 
 func syncObjects[T comparable](o *objects[T], list []T, name func(T) string, set func(T), del func(string)) {
@@ -545,7 +561,7 @@ func syncObjects[T comparable](o *objects[T], list []T, name func(T) string, set
 }
 
 // Scenario returns the objects the Tracker holds as a scenario planned at
-// now (pods, PVCs, revisions and nodes in name order): Plan(Scenario(now))
+// now (pods, PVCs, revisions, ImagePullJobs and nodes in name order): Plan(Scenario(now))
 // equals t.Plan(now).
 func (t *Tracker) Scenario(now time.Time) *model.Scenario {
 	s := &model.Scenario{Now: now, Gates: t.gates, Controller: t.controller, CloneSet: t.cs, SetAside: slices.Clone(t.setAside)}
@@ -562,6 +578,7 @@ func (t *Tracker) Scenario(now time.Time) *model.Scenario {
 	s.PVCs = slices.Clone(t.pvcs.sorted())
 	s.Revisions = slices.Clone(t.revisions.sorted())
 	s.Nodes = slices.Clone(t.nodes.sorted())
+	s.ImagePullJobs = slices.Clone(t.jobs.sorted())
 	return s
 }
 
@@ -575,6 +592,7 @@ func (t *Tracker) Plan(now time.Time) (*Result, error) {
 	s := &model.Scenario{
 		Now: now, Gates: t.gates, Controller: t.controller, CloneSet: t.cs,
 		PVCs: t.pvcs.sorted(), Nodes: t.nodes.sorted(), SetAside: t.setAside,
+		ImagePullJobs: t.jobs.sorted(),
 	}
 	// Validation (A10) looks the podsToDelete names up among the pods.
 	for _, n := range t.cs.Spec.ScaleStrategy.PodsToDelete {

@@ -62,6 +62,9 @@ func objectEvents(s *model.Scenario) []event {
 	for _, n := range s.Nodes {
 		evs = append(evs, event{"node " + n.Name, func(t *clonesetcore.Tracker) { t.SetNode(n) }})
 	}
+	for _, j := range s.ImagePullJobs {
+		evs = append(evs, event{"job " + j.Name, func(t *clonesetcore.Tracker) { t.SetImagePullJob(j) }})
+	}
 	return evs
 }
 
@@ -105,10 +108,14 @@ func converge(have, want *model.Scenario) []event {
 			for _, n := range s.Nodes {
 				m[n.Name] = n
 			}
+		case "job":
+			for _, j := range s.ImagePullJobs {
+				m[j.Name] = j
+			}
 		}
 		return m
 	}
-	wp, wc, wr, wn := index(want, "pod"), index(want, "pvc"), index(want, "revision"), index(want, "node")
+	wp, wc, wr, wn, wj := index(want, "pod"), index(want, "pvc"), index(want, "revision"), index(want, "node"), index(want, "job")
 	diff("pod", index(have, "pod"), wp,
 		func(n string) func(*clonesetcore.Tracker) {
 			return func(t *clonesetcore.Tracker) { t.SetPod(wp[n].(*model.Pod)) }
@@ -131,6 +138,13 @@ func converge(have, want *model.Scenario) []event {
 			return func(t *clonesetcore.Tracker) { t.SetNode(wn[n].(*model.Node)) }
 		},
 		func(n string) func(*clonesetcore.Tracker) { return func(t *clonesetcore.Tracker) { t.DeleteNode(n) } })
+	diff("job", index(have, "job"), wj,
+		func(n string) func(*clonesetcore.Tracker) {
+			return func(t *clonesetcore.Tracker) { t.SetImagePullJob(wj[n].(*model.ImagePullJob)) }
+		},
+		func(n string) func(*clonesetcore.Tracker) {
+			return func(t *clonesetcore.Tracker) { t.DeleteImagePullJob(n) }
+		})
 	// Map iteration order is random: sort for reproducible draws.
 	sortEvents(evs)
 	return evs
@@ -350,9 +364,9 @@ func checkTrackerEvents(t fatalf, src source, a, b *model.Scenario) {
 				cur = tr.Scenario(now)
 				tr.SetCloneSet(mutateCloneSet(src, cs, b.CloneSet, cur.Pods))
 			}
-		case 5: // a PVC, revision or node goes
+		case 5: // a PVC, revision, node or ImagePullJob goes
 			cur = tr.Scenario(now)
-			switch src.intn("goneKind", 3) {
+			switch src.intn("goneKind", 4) {
 			case 0:
 				if len(cur.PVCs) > 0 {
 					tr.DeletePVC(cur.PVCs[src.intn("gonePVC", len(cur.PVCs))].Name)
@@ -364,6 +378,10 @@ func checkTrackerEvents(t fatalf, src source, a, b *model.Scenario) {
 			case 2:
 				if len(cur.Nodes) > 0 {
 					tr.DeleteNode(cur.Nodes[src.intn("goneNode", len(cur.Nodes))].Name)
+				}
+			case 3:
+				if len(cur.ImagePullJobs) > 0 {
+					tr.DeleteImagePullJob(cur.ImagePullJobs[src.intn("goneJob", len(cur.ImagePullJobs))].Name)
 				}
 			}
 		case 8: // the feature gates change
@@ -428,7 +446,13 @@ func checkTrackerEvents(t fatalf, src source, a, b *model.Scenario) {
 				break
 			}
 			rv := cur.Revisions[src.intn("changedRevision", len(cur.Revisions))].DeepCopy()
-			if cs := rv.Template.Spec.Containers; len(cs) > 0 {
+			if oneIn(src, "markRevision", 3) {
+				// The image pre-download mark a LabelRevision sets.
+				if rv.Labels == nil {
+					rv.Labels = map[string]string{}
+				}
+				rv.Labels[pick(src, "mark", model.LabelImagePreDownloadCreated, model.LabelImagePreDownloadIgnored)] = "true"
+			} else if cs := rv.Template.Spec.Containers; len(cs) > 0 {
 				cs[0].Image += pick(src, "image", "-a", "-b")
 			} else {
 				rv.HasTemplate = !rv.HasTemplate

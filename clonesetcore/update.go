@@ -28,7 +28,7 @@ func (r *round) update() {
 	ru := cs.Spec.UpdateStrategy.RollingUpdate
 	if ru != nil && ru.Paused {
 		if w := r.waitingCount(); w > 0 {
-			r.notes.add("update paused (rollingUpdate.paused): %s wait for update", plural(w, "pod", "pods"))
+			r.notes.add("update paused (rollingUpdate.paused): %s for update", podsWait(w))
 		}
 		return
 	}
@@ -45,7 +45,7 @@ func (r *round) update() {
 		target = r.revs.current
 		r.notes.add("rolling back %s to the current revision %s (CloneSetPartitionRollback)", plural(-ub.UpdateNum, "pod", "pods"), target.Name)
 	}
-	cands, at := r.candidates(forward)
+	cands, at := r.candidates(forward) // at[j]: the index in r.observed of cands[j]
 	if len(cands) == 0 {
 		return
 	}
@@ -91,22 +91,22 @@ func (r *round) update() {
 	index := inplace.NewRevisionIndex(revisions)
 	r.actions = slices.Grow(r.actions, len(admitted))
 	for j, p := range admitted {
-		var d lifecycle.UpdateDecision
-		in := lifecycle.UpdateInput{
+		var decision lifecycle.UpdateDecision
+		input := lifecycle.UpdateInput{
 			CloneSet: cs, Pod: p, Target: podTarget, Revisions: revisions, Index: index, Gates: r.gates, Now: r.now,
 		}
 		if r.decisions != nil { // admitted[j] is r.observed[ordered[j]]
-			r.actions, d = r.decisions.appendDecide(r.actions, r.keyAt[ordered[j]], in)
+			r.actions, decision = r.decisions.appendDecide(r.actions, r.keyAt[ordered[j]], input)
 		} else {
-			r.actions, d = lifecycle.AppendDecideUpdate(r.actions, in)
+			r.actions, decision = lifecycle.AppendDecideUpdate(r.actions, input)
 		}
-		if d.Note != "" {
-			r.notes.addText(d.Note)
+		if decision.Note != "" {
+			r.notes.addText(decision.Note)
 		}
-		r.push(d.RequeueAfter)
-		if d.Err != nil {
-			r.updateErr = d.Err
-			r.notes.add("the update loop stops: %v (FailedUpdate)", d.Err)
+		r.push(decision.RequeueAfter)
+		if decision.Err != nil {
+			r.updateErr = decision.Err
+			r.notes.add("the update loop stops: %v (FailedUpdate)", decision.Err)
 			return
 		}
 	}
@@ -351,13 +351,13 @@ func (r *round) limitUpdates(sorted []int, n, maxUnavail int, target string) ([]
 			if maxUnavail <= 0 {
 				why = budgetStallNote(r, maxUnavail)
 			} else {
-				why = sprintf("update budget used up: %d of updateMaxUnavailable %d taken by pods already unavailable at %s or started this round; %s wait", unavailT+k, maxUnavail, target, plural(len(sorted)-k, "pod", "pods"))
+				why = sprintf("update budget used up: %d of updateMaxUnavailable %d taken by pods already unavailable at %s or started this round; %s", unavailT+k, maxUnavail, target, podsWait(len(sorted)-k))
 			}
 			break
 		}
 		if r.info[i].available { // model.Pod.IsAvailable
 			if unavail >= maxUnavail {
-				why = sprintf("update budget used up: %d pods unavailable, updateMaxUnavailable %d; %s wait", unavail, maxUnavail, plural(len(sorted)-k, "pod", "pods"))
+				why = sprintf("update budget used up: %s unavailable, updateMaxUnavailable %d; %s", plural(unavail, "pod", "pods"), maxUnavail, podsWait(len(sorted)-k))
 				break
 			}
 			unavail++

@@ -167,7 +167,7 @@ func infeasible(format string, args ...any) Spec {
 // the value of an existing cpu/memory limit or request without a change of QoS class.
 //
 // The trees compared are the revisions' templates as the API types write them
-// (podtemplate.Encode of Template.Raw): what upstream's own revisions store,
+// (podtemplate.RevisionTemplate of Template.Raw): what upstream's own revisions store,
 // so that a revision written otherwise (by the library before it wrote
 // upstream's data, by hand) compares as upstream's would: a member only one
 // of two revisions writes out ("resources":{}), an unknown member or a
@@ -435,8 +435,8 @@ func stringMap(m map[string]any) map[string]string {
 // of the forms writes).
 func templateTrees(old, target *model.Revision) (oldT, newT map[string]any) {
 	oldT, newT = writtenTree(old), writtenTree(target)
-	typedOld, errOld := podtemplate.Encode(oldT)
-	typedNew, errNew := podtemplate.Encode(newT)
+	typedOld, errOld := podtemplate.RevisionTemplate(oldT)
+	typedNew, errNew := podtemplate.RevisionTemplate(newT)
 	if errOld == nil && errNew == nil {
 		return typedOld, typedNew
 	}

@@ -197,7 +197,6 @@ func appendHookMarkers(b []byte, h *model.LifecycleHook) []byte {
 	return b
 }
 
-// withKey appends the not-ready key effect to a reason.
 // NotReadyIgnored reports whether a hook's markPodNotReady has no effect on p
 // because p lacks the KruisePodReady readiness gate: the controller writes no
 // not-ready key then (lifecycle-status-validation 1.4; docs/spec/DECISIONS.md,
@@ -215,6 +214,8 @@ func withIgnored(reason string, p *model.Pod, markPodNotReady bool) string {
 	return reason + "; markPodNotReady has no effect: the pod has no " + model.ConditionKruisePodReady + " readiness gate"
 }
 
+// withKey appends to reason the effect on the not-ready key key of a
+// transition to target, when the hook's markPodNotReady is effective.
 func withKey(reason string, effective bool, key, target string) string {
 	if !effective {
 		return reason

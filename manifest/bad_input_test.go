@@ -1,6 +1,8 @@
 package manifest
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -26,8 +28,12 @@ func TestBadInputs(t *testing.T) {
 			[]string{"CloneSet default/sample", "nested more than"}},
 
 		// The set of objects.
-		{"empty input", "", false, []string{"no CloneSet"}},
-		{"no CloneSet", podDoc("p1", "sample"), false, []string{"no CloneSet"}},
+		{"empty input", "", false, []string{"test.yaml: no CloneSet: the input is empty", "want a CloneSet (apiVersion apps.kruise.io/v1alpha1 or apps.kruise.io/v1beta1, kind CloneSet)"}},
+		{"only comments and separators", "# nothing yet\n---\n---\n", false, []string{"test.yaml: no CloneSet: the input is empty"}},
+		{"no CloneSet", podDoc("p1", "sample") + podDoc("p2", "sample"), false, []string{"test.yaml: no CloneSet: the input holds Pod (2); want a CloneSet"}},
+		{"a list of pods", "apiVersion: v1\nkind: PodList\nitems:\n- metadata: {name: p1}\n", false, []string{"the input holds Pod (1);"}},
+		{"kind mistyped", strings.Replace(beta(selTpl), "kind: CloneSet", "kind: Cloneset", 1) + podDoc("p1", "sample"), false,
+			[]string{"the input holds Cloneset (1), Pod (1)", `kind "Cloneset" is not "CloneSet": kinds are case-sensitive`}},
 		{"CloneSet of an unknown apiVersion", strings.Replace(beta(selTpl), "v1beta1", "v1", 1), false,
 			[]string{"no CloneSet", `CloneSet of apiVersion "apps.kruise.io/v1"`}},
 		{"two CloneSets", beta(selTpl) + "---\n" + strings.Replace(beta(selTpl), "name: sample", "name: other", 1), false,
@@ -217,4 +223,36 @@ func aliasBomb() string {
 		b.WriteString("]\n")
 	}
 	return b.String()
+}
+
+// An input without a CloneSet names every file read (several files form one
+// stream), never asks for "exactly one" CloneSet (a namespace dump holds
+// many), and reads JSON streams the same way.
+func TestNoCloneSetNamesTheInputs(t *testing.T) {
+	dir := t.TempDir()
+	pods := filepath.Join(dir, "pods.yaml")
+	empty := filepath.Join(dir, "empty.yaml")
+	if err := os.WriteFile(pods, []byte(podDoc("p1", "sample")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, load := range []func([]string) error{
+		func(p []string) error { _, err := LoadFiles(p, nil); return err },
+		func(p []string) error { _, err := LoadAllFiles(p, nil); return err },
+	} {
+		err := load([]string{pods, empty})
+		if err == nil || !strings.Contains(err.Error(), pods+", "+empty+": no CloneSet: the input holds Pod (1)") || strings.Contains(err.Error(), "exactly one") {
+			t.Errorf("two files: %v", err)
+		}
+		err = load([]string{empty})
+		if err == nil || !strings.Contains(err.Error(), empty+": no CloneSet: the input is empty") {
+			t.Errorf("an empty file: %v", err)
+		}
+	}
+	_, err := LoadBytes([]byte(`{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}} {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}}`), "dump.json")
+	if err == nil || !strings.Contains(err.Error(), "dump.json: no CloneSet: the input holds Pod (1), Node (1)") {
+		t.Errorf("a JSON stream: %v", err)
+	}
 }

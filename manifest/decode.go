@@ -4,6 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 
@@ -14,7 +18,8 @@ import (
 // type: a Pod into *model.Pod, a PersistentVolumeClaim into *model.PVC, a
 // ControllerRevision into *model.Revision, a Node into *model.Node, a
 // CloneSet of either API version into *model.CloneSet (as read, before
-// defaulting). It applies the field rules of the loader (the same model as
+// defaulting), an ImagePullJob of either API version into
+// *model.ImagePullJob. It applies the field rules of the loader (the same model as
 // LoadBytes gives for the object); source names the object in errors. Any
 // other kind, or more than one object, is an error.
 func DecodeObject(data []byte, source string) (any, error) {
@@ -51,8 +56,10 @@ func DecodeObject(data []byte, source string) (any, error) {
 		return l.nodes[0].obj, nil
 	case len(l.clone) == 1:
 		return l.clone[0].obj, nil
+	case len(l.jobs) == 1:
+		return l.jobs[0].obj, nil
 	}
-	return nil, fmt.Errorf("%s: not a Pod, PersistentVolumeClaim, ControllerRevision, Node or CloneSet", source)
+	return nil, fmt.Errorf("%s: not a Pod, PersistentVolumeClaim, ControllerRevision, Node, CloneSet or ImagePullJob", source)
 }
 
 // DecodeCloneSetTree reads a CloneSet of either API version from a JSON-like
@@ -98,42 +105,98 @@ func DecodeTemplateTree(tree map[string]any, source string) (model.PodTemplate, 
 // treeValue turns a JSON-like tree into the loader's document nodes (no text
 // is written or parsed), with a decoder whose budget is sized by the tree.
 func treeValue(tree map[string]any, source string) (value, *decoder, error) {
-	var n yaml.Node
-	if err := n.Encode(plainNumbers(tree)); err != nil {
+	n, err := treeNode(tree, 0)
+	if err != nil {
 		return value{}, nil, fmt.Errorf("%s: %v", source, err)
 	}
-	budget := baseValues + countNodes(&n, 0)
+	budget := baseValues + countNodes(n, 0)
 	d := &decoder{source: source, object: source, budget: &budget, quantities: map[string]model.Quantity{}}
-	return value{d: d, n: &n}, d, nil
+	return value{d: d, n: n}, d, nil
 }
 
-// plainNumbers copies a tree with its json.Number values as int64 (or
-// float64 when not an integer), which the YAML encoder writes as numbers (it
-// writes a json.Number as a string).
-func plainNumbers(v any) any {
+// treeNode is the document node of a JSON-like value, the node the YAML
+// text of the value would parse into (object members sorted, numbers tagged
+// as their text resolves), built directly. A value of another Go type is
+// encoded by yaml.v3.
+func treeNode(v any, depth int) (*yaml.Node, error) {
+	if depth > maxDepth {
+		return nil, fmt.Errorf("nested more than %d levels deep", maxDepth)
+	}
+	scalar := func(tag, text string) *yaml.Node {
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: text}
+	}
 	switch x := v.(type) {
 	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = plainNumbers(e)
+		n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Content: make([]*yaml.Node, 0, 2*len(x))}
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
 		}
-		return out
+		sort.Strings(keys)
+		for _, k := range keys {
+			c, err := treeNode(x[k], depth+1)
+			if err != nil {
+				return nil, err
+			}
+			n.Content = append(n.Content, scalar("!!str", k), c)
+		}
+		return n, nil
 	case []any:
-		out := make([]any, len(x))
+		n := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Content: make([]*yaml.Node, len(x))}
 		for i, e := range x {
-			out[i] = plainNumbers(e)
+			c, err := treeNode(e, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			n.Content[i] = c
 		}
-		return out
+		return n, nil
+	case nil:
+		return scalar("!!null", "null"), nil
+	case string:
+		return scalar("!!str", x), nil
+	case bool:
+		return scalar("!!bool", strconv.FormatBool(x)), nil
+	case int:
+		return scalar("!!int", strconv.Itoa(x)), nil
+	case int32:
+		return scalar("!!int", strconv.FormatInt(int64(x), 10)), nil
+	case int64:
+		return scalar("!!int", strconv.FormatInt(x, 10)), nil
 	case json.Number:
 		if i, err := x.Int64(); err == nil {
-			return i
+			return scalar("!!int", strconv.FormatInt(i, 10)), nil
 		}
 		if f, err := x.Float64(); err == nil {
-			return f
+			return floatNode(f), nil
 		}
-		return string(x)
+		return scalar("!!str", string(x)), nil
+	case float64:
+		return floatNode(x), nil
 	}
-	return v
+	var n yaml.Node
+	if err := n.Encode(v); err != nil {
+		return nil, err
+	}
+	return &n, nil
+}
+
+// floatNode is the node of a float64 as its YAML text reads back: an
+// integer when the text is one ("8080"), else a float.
+func floatNode(f float64) *yaml.Node {
+	text := strconv.FormatFloat(f, 'g', -1, 64)
+	tag := "!!float"
+	switch {
+	case math.IsInf(f, 1):
+		text = ".inf"
+	case math.IsInf(f, -1):
+		text = "-.inf"
+	case math.IsNaN(f):
+		text = ".nan"
+	case !strings.ContainsAny(text, ".eE"):
+		tag = "!!int"
+	}
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: text}
 }
 
 // countNodes counts the nodes of a tree (for the decoder's budget); depth is

@@ -14,7 +14,7 @@ import (
 // documents, one compact document a line: the clonesetcore/v1alpha1 Scenario
 // settings (description, clock, every feature gate, controller flags), the
 // CloneSet in the shape of its API version, then its ControllerRevisions,
-// Nodes, Pods and PVCs in the scenario's order. Load reads it back into a
+// Nodes, Pods, PVCs and ImagePullJobs in the scenario's order. Load reads it back into a
 // scenario that plans exactly like s.
 //
 // Every field the loader reads is written; empty ones are left out. A
@@ -84,6 +84,11 @@ func encEncodeDocs(s *model.Scenario) ([][]byte, error) {
 	for _, c := range s.PVCs {
 		if c != nil {
 			objs = append(objs, encPvcDoc(c))
+		}
+	}
+	for _, j := range s.ImagePullJobs {
+		if j != nil {
+			objs = append(objs, encImagePullJobDoc(j))
 		}
 	}
 	docs := make([][]byte, len(objs))
@@ -214,6 +219,7 @@ func encScenarioDoc(s *model.Scenario) encObject {
 		{model.GateInPlaceWorkloadVerticalScaling, g.InPlaceWorkloadVerticalScaling},
 		{model.GateCloneSetShortHash, g.CloneSetShortHash},
 		{model.GateInPlaceUpdateEnvFromMetadata, g.InPlaceUpdateEnvFromMetadata},
+		{model.GatePreDownloadImageForInPlaceUpdate, g.PreDownloadImageForInPlaceUpdate},
 	}})
 	o = append(o, encMember{"controller", encObject{{"scalingExcludePreparingDelete", s.Controller.ScalingExcludePreparingDelete}}})
 	return o
@@ -426,6 +432,16 @@ func encPvcDoc(c *model.PVC) encObject {
 		o = append(o, encMember{"spec", encObject{{"resources", encObject{{"requests", encObject{{"storage", c.StorageRequest}}}}}}})
 	}
 	return o
+}
+
+func encImagePullJobDoc(j *model.ImagePullJob) encObject {
+	o := encObject{
+		{"apiVersion", model.APIVersionV1beta1}, {"kind", kindJob},
+		{"metadata", encMetaDoc(encMetaFields{
+			name: j.Name, namespace: j.Namespace, uid: j.UID, resourceVersion: j.ResourceVersion, labels: j.Labels, owners: j.OwnerReferences,
+		})},
+	}
+	return append(o, encMember{"spec", encObject{{"image", j.Image}}})
 }
 
 func encRevisionDoc(r *model.Revision, namespace string) encObject {

@@ -22,8 +22,8 @@ const (
 	kindPVC        = "PersistentVolumeClaim"
 	kindRevision   = "ControllerRevision"
 	kindNode       = "Node"
+	kindJob        = "ImagePullJob"
 	kindList       = "List"
-	defaultNS      = "default"
 	maxListNesting = 8
 )
 
@@ -47,6 +47,24 @@ type Options struct {
 	//
 	// Deprecated: the budget rule is enforced unless SkipBudgetRule is set.
 	Strict bool
+
+	// Warn, when set, is called with each warning of the load, in input
+	// order: a member of an object (CloneSet, Pod, PersistentVolumeClaim,
+	// ControllerRevision, Node) that its API type, in its API version, does
+	// not have. The loader ignores such a member, as the API server drops it;
+	// kubectl warns about it. Without Warn (and StrictFields) members are not
+	// checked at all.
+	Warn func(Warning)
+
+	// StrictFields refuses an input with a member its object's API type does
+	// not have: the error names each one (file:line, object, field path), as
+	// kubectl's --validate=strict refuses it.
+	StrictFields bool
+
+	// Now, when set, is the clock of the scenarios read: it replaces the now
+	// of a Scenario document and the default, the newest timestamp of the
+	// objects (model.Scenario.NowFromObjects).
+	Now time.Time
 
 	// MaxInputBytes bounds the total size of the input; 0 means
 	// DefaultMaxInputBytes. A larger input is refused with an error naming
@@ -191,10 +209,15 @@ type located[T any] struct {
 }
 
 type loader struct {
-	opts    Options
-	budget  int
-	newest  time.Time
-	errs    []error
+	opts   Options
+	budget int
+	newest time.Time
+	errs   []error
+	// sources name the inputs read; seen counts the objects read by kind
+	// (every kind, List items included), for the message of an input
+	// without a CloneSet.
+	sources []string
+	seen    kindCounts
 	clone   []located[*model.CloneSet]
 	ignored []string // CloneSet or Scenario documents of an unknown apiVersion
 	scn     []located[*model.Scenario]
@@ -202,10 +225,15 @@ type loader struct {
 	pvcs    []located[*model.PVC]
 	revs    []located[*model.Revision]
 	nodes   []located[*model.Node]
+	jobs    []located[*model.ImagePullJob]
 
 	// quantities are the quantities parsed so far, by text, shared by the
 	// documents' decoders.
 	quantities map[string]model.Quantity
+
+	// fields finds the unknown fields of the documents (nil: not checked,
+	// see Options.Warn and Options.StrictFields).
+	fields *fieldCheck
 }
 
 func (o Options) load(inputs []input) (*model.Scenario, error) {
@@ -225,7 +253,11 @@ func (o Options) read(inputs []input) (*loader, error) {
 	for _, in := range inputs {
 		l.budget += valuesPerByte * len(in.data)
 	}
+	if o.Warn != nil || o.StrictFields {
+		l.fields = &fieldCheck{budget: l.budget}
+	}
 	for _, in := range inputs {
+		l.sources = append(l.sources, in.source)
 		docs, err := parseStream(in)
 		if err == errJSONStream {
 			if l.jsonStream(in) {
@@ -240,13 +272,14 @@ func (o Options) read(inputs []input) (*loader, error) {
 			l.document(in.source, fmt.Sprintf("document %d", i+1), d, "", "", 0)
 		}
 	}
+	l.reportFields()
 	if len(l.errs) > 0 {
 		return nil, errors.Join(l.errs...)
 	}
 	return l, nil
 }
 
-// inheritNamespace gives the pods, PVCs and ControllerRevisions read without
+// inheritNamespace gives the pods, PVCs, ControllerRevisions and ImagePullJobs read without
 // a namespace the namespace ns (kubectl's default for a stream).
 func (l *loader) inheritNamespace(ns string) {
 	inherit := func(s *string) {
@@ -262,6 +295,9 @@ func (l *loader) inheritNamespace(ns string) {
 	}
 	for i := range l.revs {
 		inherit(&l.revs[i].ns)
+	}
+	for _, j := range l.jobs {
+		inherit(&j.obj.Namespace)
 	}
 }
 
@@ -330,6 +366,13 @@ func (l *loader) document(source, label string, root *yaml.Node, defAPI, defKind
 		return
 	}
 	loc := where(source, n)
+	isList := kind == kindList || (strings.HasSuffix(kind, kindList) && v.get("items").present())
+	if !isList {
+		l.seen.add(kind)
+	}
+	if l.fields != nil && !isList {
+		l.fields.document(n, apiVersion, kind, source, d.object)
+	}
 	needName := func() bool {
 		if name == "" && peekString(n, "metadata", "generateName") == "" {
 			d.errorf(n, "metadata.name", "required")
@@ -343,7 +386,7 @@ func (l *loader) document(source, label string, root *yaml.Node, defAPI, defKind
 	}
 
 	switch {
-	case kind == kindList || (strings.HasSuffix(kind, kindList) && v.get("items").present()):
+	case isList:
 		if nesting >= maxListNesting {
 			l.fail("%s: %s: lists nested more than %d levels deep", loc, label, maxListNesting)
 			return
@@ -390,6 +433,11 @@ func (l *loader) document(source, label string, root *yaml.Node, defAPI, defKind
 		if needName() {
 			l.nodes = append(l.nodes, located[*model.Node]{nd, loc, "", nil, "", nil})
 		}
+	case (apiVersion == model.APIVersionV1alpha1 || apiVersion == model.APIVersionV1beta1) && kind == kindJob:
+		j := decodeImagePullJob(v)
+		if needName() {
+			l.jobs = append(l.jobs, located[*model.ImagePullJob]{j, loc, j.Namespace, nil, "", nil})
+		}
 	default:
 		// Unknown kinds are ignored.
 	}
@@ -427,35 +475,27 @@ func decodeScenario(v value) *model.Scenario {
 func (l *loader) assemble() (*model.Scenario, error) {
 	switch len(l.clone) {
 	case 0:
-		msg := "no CloneSet in the input (need exactly one apps.kruise.io/v1alpha1 or apps.kruise.io/v1beta1 CloneSet)"
-		if len(l.ignored) > 0 {
-			msg += "; ignored: " + strings.Join(l.ignored, "; ")
-		}
-		return nil, errors.New(msg)
+		return nil, l.noCloneSet()
 	case 1:
 	default:
 		var list []string
 		for _, c := range l.clone {
 			list = append(list, fmt.Sprintf("%s (%s)", objName(c.obj.Namespace, c.obj.Name), c.where))
 		}
-		return nil, fmt.Errorf("%d CloneSets in the input, need exactly one: %s", len(l.clone), strings.Join(list, ", "))
+		return nil, fmt.Errorf("%d CloneSets in the input, need exactly one: %s (LoadAll reads a stream of many)", len(l.clone), strings.Join(list, ", "))
 	}
 	if len(l.scn) > 1 {
 		return nil, fmt.Errorf("%d Scenario documents in the input, at most one is allowed: %s and %s", len(l.scn), l.scn[0].where, l.scn[1].where)
 	}
 
 	cs := l.clone[0].obj
-	if cs.Namespace == "" {
-		cs.Namespace = defaultNS
-	}
+	model.DefaultStored(cs)
 	l.inheritNamespace(cs.Namespace)
 
 	if err := l.duplicates(); err != nil {
 		return nil, err
 	}
 
-	model.SetDefaults(cs)
-	model.ConvertV1alpha1(cs)
 	if err := l.validate(l.clone[0], l.allPods()); err != nil {
 		return nil, err
 	}
@@ -525,6 +565,13 @@ func (l *loader) sortOut(scn *model.Scenario) {
 	}
 	for _, ln := range l.nodes {
 		scn.Nodes = append(scn.Nodes, ln.obj)
+	}
+	for _, lj := range l.jobs {
+		if reason := ImagePullJobLeftOut(cs, lj.obj); reason != "" {
+			scn.SetAside = append(scn.SetAside, model.SetAside{Kind: kindJob, Name: lj.obj.Name, Reason: reason})
+			continue
+		}
+		scn.ImagePullJobs = append(scn.ImagePullJobs, lj.obj)
 	}
 }
 

@@ -108,9 +108,29 @@ func TestDefaultClockIsNewestTimestamp(t *testing.T) {
 	if want := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC); !s.Now.Equal(want) {
 		t.Errorf("now = %v, want %v", s.Now, want)
 	}
+	if s.NowFromObjects {
+		t.Error("a Scenario document's now is marked as the newest object timestamp")
+	}
 	// No timestamp at all: the zero time.
-	if s := mustLoad(t, beta(selTpl)); !s.Now.IsZero() {
-		t.Errorf("now = %v, want zero", s.Now)
+	if s := mustLoad(t, beta(selTpl)); !s.Now.IsZero() || s.NowFromObjects {
+		t.Errorf("now = %v (from objects %v), want zero", s.Now, s.NowFromObjects)
+	}
+	s = mustLoad(t, in)
+	if !s.NowFromObjects {
+		t.Error("the newest object timestamp is not marked as such")
+	}
+	// Options.Now wins over the document and the objects, in Load and LoadAll.
+	given := time.Date(2027, 3, 1, 8, 0, 0, 123, time.UTC)
+	withDoc := in + "---\napiVersion: clonesetcore/v1alpha1\nkind: Scenario\nnow: \"2025-06-01T12:00:00Z\"\n"
+	for _, input := range []string{in, withDoc} {
+		s, err := Options{Now: given}.LoadBytes([]byte(input), "test.yaml")
+		if err != nil || !s.Now.Equal(given) || s.NowFromObjects {
+			t.Errorf("Options.Now: now = %v (from objects %v), err %v; want %v", s.Now, s.NowFromObjects, err, given)
+		}
+		all, err := Options{Now: given}.LoadAllBytes([]byte(input), "test.yaml")
+		if err != nil || !all[0].Now.Equal(given) {
+			t.Errorf("Options.Now in LoadAll: %v, err %v", all, err)
+		}
 	}
 }
 

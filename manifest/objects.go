@@ -235,3 +235,13 @@ func decodeNode(v value) *model.Node {
 	m := decodeMeta(v)
 	return &model.Node{Name: m.Name, Labels: m.Labels}
 }
+
+// decodeImagePullJob reads an OpenKruise ImagePullJob (v1alpha1 or v1beta1:
+// the fields read are the same in both).
+func decodeImagePullJob(v value) *model.ImagePullJob {
+	m := decodeMeta(v)
+	return &model.ImagePullJob{
+		Name: m.Name, Namespace: m.Namespace, UID: m.UID, ResourceVersion: m.ResourceVersion,
+		Labels: m.Labels, OwnerReferences: m.Owners, Image: v.get("spec").get("image").str(),
+	}
+}

@@ -52,6 +52,8 @@ func LoadAllFiles(paths []string, stdin io.Reader) ([]*model.Scenario, error) {
 //     owner reference to the CloneSet whose selector matches its labels. (With
 //     one CloneSet, as for Load, every ControllerRevision of its namespace is
 //     read.)
+//   - An ImagePullJob belongs to the CloneSet its controller owner reference
+//     designates (ImagePullJobLeftOut).
 //   - Every Node goes to every scenario (each scenario has its own copies).
 //
 // An object claimed by two CloneSets (an orphan pod both selectors match) is
@@ -113,9 +115,7 @@ func (l *loader) assembleAll() ([]*model.Scenario, error) {
 
 	sets := append([]located[*model.CloneSet](nil), l.clone...)
 	for _, c := range sets {
-		if c.obj.Namespace == "" {
-			c.obj.Namespace = defaultNS
-		}
+		model.DefaultStored(c.obj)
 	}
 	sort.SliceStable(sets, func(i, j int) bool {
 		a, b := sets[i].obj, sets[j].obj
@@ -131,7 +131,7 @@ func (l *loader) assembleAll() ([]*model.Scenario, error) {
 	ns := sets[0].obj.Namespace
 	for _, c := range sets {
 		if c.obj.Namespace != ns {
-			ns = defaultNS
+			ns = model.DefaultNamespace
 			break
 		}
 	}
@@ -143,8 +143,6 @@ func (l *loader) assembleAll() ([]*model.Scenario, error) {
 	allPods := l.allPods()
 	var errs []error
 	for _, c := range sets {
-		model.SetDefaults(c.obj)
-		model.ConvertV1alpha1(c.obj)
 		if err := l.validate(c, allPods); err != nil {
 			errs = append(errs, err)
 		}
@@ -184,7 +182,7 @@ func duplicateCloneSets(sets []located[*model.CloneSet]) error {
 	return nil
 }
 
-// duplicates rejects two pods, PVCs, revisions or nodes of one name.
+// duplicates rejects two pods, PVCs, revisions, ImagePullJobs or nodes of one name.
 func (l *loader) duplicates() error {
 	if err := duplicateNames(kindPod, l.pods, func(p *model.Pod) string { return p.Namespace + "/" + p.Name }); err != nil {
 		return err
@@ -193,6 +191,9 @@ func (l *loader) duplicates() error {
 		return err
 	}
 	if err := duplicateNamesNS(kindRevision, l.revs); err != nil {
+		return err
+	}
+	if err := duplicateNames(kindJob, l.jobs, func(j *model.ImagePullJob) string { return j.Namespace + "/" + j.Name }); err != nil {
 		return err
 	}
 	return duplicateNames(kindNode, l.nodes, func(n *model.Node) string { return n.Name })
@@ -207,34 +208,37 @@ func (l *loader) allPods() []*model.Pod {
 	return pods
 }
 
-// validate applies the validating webhook's rules to a defaulted CloneSet;
-// each error points at the line of the offending field.
+// validate applies the validating webhook's rules to a CloneSet
+// model.DefaultStored prepared; each error points at the line of the
+// offending field.
 func (l *loader) validate(c located[*model.CloneSet], pods []*model.Pod) error {
 	cs := c.obj
 	var errs []error
-	for _, fe := range model.ValidateStored(cs, pods) {
-		if l.opts.SkipBudgetRule && (fe.Rule == "A17" || fe.Rule == "B17") {
-			continue
-		}
+	for _, fe := range (model.StoredOptions{SkipBudgetRule: l.opts.SkipBudgetRule}).Validate(cs, pods) {
 		errs = append(errs, fmt.Errorf("%s: CloneSet %s/%s: %s", where(c.src, nodeAt(c.node, fe.Path)), cs.Namespace, cs.Name, fe.Error()))
 	}
 	return errors.Join(errs...)
 }
 
 // settings is the scenario of the Scenario document (or the defaults), with
-// the stream's clock when the document sets none.
+// the clock of the Options, else the document's, else the stream's (the
+// newest timestamp of its objects).
 func (l *loader) settings() *model.Scenario {
 	scn := &model.Scenario{Gates: model.DefaultFeatureGates()}
 	if len(l.scn) == 1 {
 		scn = l.scn[0].obj
 	}
-	if scn.Now.IsZero() {
+	switch {
+	case !l.opts.Now.IsZero():
+		scn.Now = l.opts.Now
+	case scn.Now.IsZero():
 		scn.Now = l.newest
+		scn.NowFromObjects = !l.newest.IsZero()
 	}
 	return scn
 }
 
-// claim gives every pod, PVC and revision to the CloneSet that claims it and
+// claim gives every pod, PVC, revision and ImagePullJob to the CloneSet that claims it and
 // every node to every scenario; out holds one scenario per CloneSet, sorted.
 // What no CloneSet or several claim goes to SetAside (see Options.LoadAll).
 func (l *loader) claim(out []*model.Scenario) {
@@ -304,6 +308,13 @@ func (l *loader) claim(out []*model.Scenario) {
 			func(i int) string { return revisionLeftOut(out[i].CloneSet, lr) },
 			func(i int) { out[i].Revisions = append(out[i].Revisions, lr.obj) }, many)
 	}
+	for _, lj := range l.jobs {
+		j := lj.obj
+		settle(kindJob, j.Name, j.Namespace,
+			func(i int) string { return ImagePullJobLeftOut(out[i].CloneSet, j) },
+			func(i int) { out[i].ImagePullJobs = append(out[i].ImagePullJobs, j) },
+			"its controller owner reference designates each of them, by uid or by name")
+	}
 	for i, s := range out {
 		for _, ln := range l.nodes {
 			nd := ln.obj
@@ -361,6 +372,23 @@ func PVCLeftOut(cs *model.CloneSet, c *model.PVC, pods []*model.Pod) string {
 		return ""
 	}
 	return fmt.Sprintf("controlled by %s %s", ref.Kind, ref.Name)
+}
+
+// ImagePullJobLeftOut is why CloneSet cs does not claim ImagePullJob j (""
+// when it does): only the jobs it controls are its (a controller owner
+// reference that designates it, by uid, or by kind and name when either
+// uid is missing), the ones its controller deletes once a rollout is done.
+func ImagePullJobLeftOut(cs *model.CloneSet, j *model.ImagePullJob) string {
+	ref := model.ControllerRef(j.OwnerReferences)
+	switch {
+	case j.Namespace != cs.Namespace:
+		return otherNamespace(j.Namespace, cs)
+	case ref == nil:
+		return "no controller owner reference"
+	case !ref.OwnedBy(cs):
+		return fmt.Sprintf("controlled by %s %s", ref.Kind, ref.Name)
+	}
+	return ""
 }
 
 // revisionLeftOut is why cs does not claim a revision when the stream holds

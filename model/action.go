@@ -23,7 +23,30 @@ const (
 	// ActionDeleteRevision deletes an unused revision beyond
 	// revisionHistoryLimit (lifecycle-status-validation 2.7).
 	ActionDeleteRevision ActionType = "DeleteRevision"
+	// ActionCreateImagePullJob creates an OpenKruise ImagePullJob that
+	// pre-downloads the new image of one container of an in-place update
+	// (PreDownloadImageForInPlaceUpdate; docs/spec/image-predownload.md).
+	ActionCreateImagePullJob ActionType = "CreateImagePullJob"
+	// ActionLabelRevision sets labels on a ControllerRevision: the update
+	// revision's image pre-download mark (created or ignored).
+	ActionLabelRevision ActionType = "LabelRevision"
+	// ActionDeleteImagePullJob deletes an ImagePullJob of the CloneSet once
+	// its rollout is done.
+	ActionDeleteImagePullJob ActionType = "DeleteImagePullJob"
 )
+
+// ToleratesFailure reports whether a failure of actions of type t leaves
+// the rest of the round alone: upstream logs the failure of an image
+// pre-download write (CreateImagePullJob, LabelRevision,
+// DeleteImagePullJob) and goes on with the round, where any other failed
+// write ends it (docs/spec/image-predownload.md P8).
+func ToleratesFailure(t ActionType) bool {
+	switch t {
+	case ActionCreateImagePullJob, ActionLabelRevision, ActionDeleteImagePullJob:
+		return true
+	}
+	return false
+}
 
 // Action is one thing a controller must do. Only the fields of its Type are
 // meaningful; MarshalJSON writes exactly those, in the order of the table in
@@ -67,8 +90,16 @@ type Action struct {
 
 	// CreateRevision / UpdateRevision / DeleteRevision fields: Revision (above)
 	// names the ControllerRevision; RevisionNumber is its `revision` field as
-	// created, or the new value an UpdateRevision sets.
+	// created, or the new value an UpdateRevision sets. LabelRevision names
+	// its revision in Revision and the labels it sets in SetLabels.
 	RevisionNumber int64
+
+	// CreateImagePullJob / DeleteImagePullJob fields: ImagePullJob names the
+	// job; a create also names the update revision (Revision), the
+	// container whose image it pulls and that image.
+	ImagePullJob string
+	Container    string
+	Image        string
 
 	// PatchPod fields. SetImages and SetResources are container changes an
 	// in-place update applies when its grace period ends.

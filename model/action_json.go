@@ -46,6 +46,13 @@ func (o *orderedJSON) bytes() ([]byte, error) {
 	return o.buf.Bytes(), nil
 }
 
+func nonNilMap(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return m
+}
+
 func nonNil(s []string) []string {
 	if s == nil {
 		return []string{}
@@ -106,6 +113,16 @@ func (a Action) MarshalJSON() ([]byte, error) {
 		o.add("revisionNumber", a.RevisionNumber)
 	case ActionDeleteRevision:
 		o.add("revision", a.Revision)
+	case ActionLabelRevision:
+		o.add("revision", a.Revision)
+		o.add("setLabels", nonNilMap(a.SetLabels))
+	case ActionCreateImagePullJob:
+		o.add("imagePullJob", a.ImagePullJob)
+		o.add("revision", a.Revision)
+		o.add("container", a.Container)
+		o.add("image", a.Image)
+	case ActionDeleteImagePullJob:
+		o.add("imagePullJob", a.ImagePullJob)
 	case ActionPatchPod:
 		o.add("pod", a.Pod)
 		if len(a.SetLabels) > 0 {
@@ -187,6 +204,9 @@ func (a *Action) UnmarshalJSON(b []byte) error {
 		GracePeriodSeconds int32                     `json:"gracePeriodSeconds"`
 		Remove             []string                  `json:"remove"`
 		RevisionNumber     int64                     `json:"revisionNumber"`
+		ImagePullJob       string                    `json:"imagePullJob"`
+		Container          string                    `json:"container"`
+		Image              string                    `json:"image"`
 		SetLabels          map[string]string         `json:"setLabels"`
 		AddFinalizers      []string                  `json:"addFinalizers"`
 		RemoveLabels       []string                  `json:"removeLabels"`
@@ -209,7 +229,7 @@ func (a *Action) UnmarshalJSON(b []byte) error {
 		LifecycleState: w.LifecycleState, CreatePVCs: w.CreatePVCs, ReusePVCs: w.ReusePVCs, Batch: w.Batch,
 		DeletePVCs: w.DeletePVCs, From: w.From, To: w.To, MarkPodNotReady: w.MarkPodNotReady,
 		FromRevision: w.FromRevision, ToRevision: w.ToRevision, GracePeriodSeconds: w.GracePeriodSeconds,
-		Remove: w.Remove, RevisionNumber: w.RevisionNumber, SetLabels: w.SetLabels, AddFinalizers: w.AddFinalizers, RemoveLabels: w.RemoveLabels,
+		Remove: w.Remove, RevisionNumber: w.RevisionNumber, ImagePullJob: w.ImagePullJob, Container: w.Container, Image: w.Image, SetLabels: w.SetLabels, AddFinalizers: w.AddFinalizers, RemoveLabels: w.RemoveLabels,
 		SetImages: w.SetImages, SetResources: w.SetResources, SetAnnotations: w.SetAnnotations,
 		RemoveAnnotations: w.RemoveAnnotations, Reason: w.Reason}
 	for _, c := range w.SetConditions {

@@ -34,6 +34,12 @@ func TestActionJSON(t *testing.T) {
 			`{"type":"UpdateRevision","revision":"web-1","revisionNumber":4,"reason":"roll-back"}`},
 		{Action{Type: ActionDeleteRevision, Revision: "web-0", Reason: "history"},
 			`{"type":"DeleteRevision","revision":"web-0","reason":"history"}`},
+		{Action{Type: ActionCreateImagePullJob, ImagePullJob: "web-2-main", Revision: "web-2", Container: "main", Image: "nginx:2", Reason: "pre-download"},
+			`{"type":"CreateImagePullJob","imagePullJob":"web-2-main","revision":"web-2","container":"main","image":"nginx:2","reason":"pre-download"}`},
+		{Action{Type: ActionLabelRevision, Revision: "web-2", SetLabels: map[string]string{LabelImagePreDownloadCreated: "true"}},
+			`{"type":"LabelRevision","revision":"web-2","setLabels":{"apps.kruise.io/pre-predownload-created":"true"},"reason":""}`},
+		{Action{Type: ActionDeleteImagePullJob, ImagePullJob: "web-2-main", Reason: "rollout done"},
+			`{"type":"DeleteImagePullJob","imagePullJob":"web-2-main","reason":"rollout done"}`},
 	}
 	for _, c := range cases {
 		b, err := json.Marshal(c.a)

@@ -163,6 +163,17 @@ func (r *Revision) DeepCopy() *Revision {
 	return &out
 }
 
+// DeepCopy returns a copy of the ImagePullJob; nil for a nil job.
+func (j *ImagePullJob) DeepCopy() *ImagePullJob {
+	if j == nil {
+		return nil
+	}
+	out := *j
+	out.Labels = maps.Clone(j.Labels)
+	out.OwnerReferences = slices.Clone(j.OwnerReferences)
+	return &out
+}
+
 // DeepCopy returns a copy of the node; nil for a nil node.
 func (n *Node) DeepCopy() *Node {
 	if n == nil {
@@ -254,6 +265,7 @@ func (s *Scenario) DeepCopy() *Scenario {
 	c.PVCs = copyEach(s.PVCs, (*PVC).DeepCopy)
 	c.Revisions = copyEach(s.Revisions, (*Revision).DeepCopy)
 	c.Nodes = copyEach(s.Nodes, (*Node).DeepCopy)
+	c.ImagePullJobs = copyEach(s.ImagePullJobs, (*ImagePullJob).DeepCopy)
 	c.SetAside = slices.Clone(s.SetAside)
 	return &c
 }

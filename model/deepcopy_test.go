@@ -135,6 +135,7 @@ func TestDeepCopySharesNothing(t *testing.T) {
 		{"PVC", &PVC{}, func(v any) any { return v.(*PVC).DeepCopy() }},
 		{"Revision", &Revision{}, func(v any) any { return v.(*Revision).DeepCopy() }},
 		{"Node", &Node{}, func(v any) any { return v.(*Node).DeepCopy() }},
+		{"ImagePullJob", &ImagePullJob{}, func(v any) any { return v.(*ImagePullJob).DeepCopy() }},
 		{"LabelSelector", &LabelSelector{}, func(v any) any { return v.(*LabelSelector).DeepCopy() }},
 		{"PodTemplate", &PodTemplate{}, func(v any) any { c := v.(*PodTemplate).DeepCopy(); return &c }},
 		{"PodSpec", &PodSpec{}, func(v any) any { c := v.(*PodSpec).DeepCopy(); return &c }},
@@ -153,7 +154,7 @@ func TestDeepCopySharesNothing(t *testing.T) {
 	}
 	if (*Pod)(nil).DeepCopy() != nil || (*CloneSet)(nil).DeepCopy() != nil || (*Scenario)(nil).DeepCopy() != nil ||
 		(*PVC)(nil).DeepCopy() != nil || (*Revision)(nil).DeepCopy() != nil || (*Node)(nil).DeepCopy() != nil ||
-		(*LabelSelector)(nil).DeepCopy() != nil {
+		(*LabelSelector)(nil).DeepCopy() != nil || (*ImagePullJob)(nil).DeepCopy() != nil {
 		t.Fatal("a nil object must copy to nil")
 	}
 }

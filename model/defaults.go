@@ -134,16 +134,10 @@ func ConvertV1alpha1(cs *CloneSet) {
 	cs.Spec.ScaleStrategy.EnablePVCReuse = !f.DisablePVCReuse
 	cs.Spec.ScaleStrategy.ExcludePreparingDelete = cs.Labels[LabelScalingExcludePreparingDelete] == "true"
 
-	if f.UpdateStrategyType == V1alpha1TypeOnDelete {
+	typ, policy := V1beta1UpdateType(f.UpdateStrategyType)
+	if typ == UpdateStrategyOnDelete {
 		cs.Spec.UpdateStrategy = UpdateStrategy{Type: UpdateStrategyOnDelete}
 		return
-	}
-	policy := PolicyReCreate
-	switch f.UpdateStrategyType {
-	case V1alpha1TypeInPlaceIfPossible:
-		policy = PolicyInPlaceIfPossible
-	case V1alpha1TypeInPlaceOnly:
-		policy = PolicyInPlaceOnly
 	}
 	u := f.UpdateStrategy
 	ru := &RollingUpdateStrategy{
@@ -162,28 +156,96 @@ func ConvertV1alpha1(cs *CloneSet) {
 	cs.Spec.UpdateStrategy = UpdateStrategy{Type: UpdateStrategyRollingUpdate, RollingUpdate: ru}
 }
 
-// convertInPlaceStrategy builds the v1beta1 in-place strategy from the v1alpha1
-// one and the three pre-download annotations (LSV 5.2).
-func convertInPlaceStrategy(src *InPlaceUpdateStrategy, annotations map[string]string) *InPlaceUpdateStrategy {
+// V1beta1UpdateType maps a v1alpha1 updateStrategy.type to the v1beta1
+// updateStrategy.type and rollingUpdate.podUpdatePolicy, as kruise's
+// conversion to the hub does (docs/spec/lifecycle-status-validation.md 5.2):
+// OnDelete stays OnDelete (no policy, and the conversion drops the whole
+// rolling-update block); ReCreate, InPlaceIfPossible and InPlaceOnly become
+// RollingUpdate with that policy; anything else (empty included) becomes
+// RollingUpdate with ReCreate.
+func V1beta1UpdateType(v1alpha1Type string) (typ, policy string) {
+	switch v1alpha1Type {
+	case V1alpha1TypeOnDelete:
+		return UpdateStrategyOnDelete, ""
+	case V1alpha1TypeInPlaceIfPossible:
+		return UpdateStrategyRollingUpdate, PolicyInPlaceIfPossible
+	case V1alpha1TypeInPlaceOnly:
+		return UpdateStrategyRollingUpdate, PolicyInPlaceOnly
+	}
+	return UpdateStrategyRollingUpdate, PolicyReCreate
+}
+
+// V1alpha1UpdateType maps the v1beta1 updateStrategy.type and, when the
+// rollingUpdate block is present (hasRollingUpdate), its podUpdatePolicy
+// back to a v1alpha1 updateStrategy.type, as kruise's conversion from the
+// hub does (docs/spec/lifecycle-status-validation.md 5.3): OnDelete stays
+// OnDelete; otherwise InPlaceIfPossible and InPlaceOnly keep their name and
+// everything else (no block, an empty, ReCreate or unknown policy) is
+// ReCreate.
+func V1alpha1UpdateType(typ, policy string, hasRollingUpdate bool) string {
+	if typ == UpdateStrategyOnDelete {
+		return V1alpha1TypeOnDelete
+	}
+	if hasRollingUpdate {
+		switch policy {
+		case PolicyInPlaceIfPossible:
+			return V1alpha1TypeInPlaceIfPossible
+		case PolicyInPlaceOnly:
+			return V1alpha1TypeInPlaceOnly
+		}
+	}
+	return V1alpha1TypeReCreate
+}
+
+// ImagePreDownload is what the three image pre-download annotations of a
+// v1alpha1 CloneSet say, as kruise's conversion to the hub reads them
+// (docs/spec/lifecycle-status-validation.md 5.2): Parallelism from a
+// non-empty apps.kruise.io/image-predownload-parallelism (an integer when
+// the text is one, else the text); TimeoutSeconds and MinUpdatedReadyPods
+// from the two other annotations when they are 32-bit base-10 integers
+// (anything else is dropped silently). Any reports whether one of the three
+// annotations is non-empty, which makes the v1beta1 in-place strategy exist.
+type ImagePreDownload struct {
+	Parallelism         *IntOrPercent
+	TimeoutSeconds      *int32
+	MinUpdatedReadyPods *int32
+	Any                 bool
+}
+
+// ImagePreDownloadFromAnnotations reads the three image pre-download
+// annotations (see ImagePreDownload).
+func ImagePreDownloadFromAnnotations(annotations map[string]string) ImagePreDownload {
 	par := annotations[AnnotationImagePreDownloadParallelism]
 	timeout := annotations[AnnotationImagePreDownloadTimeoutSeconds]
 	minReady := annotations[AnnotationImagePreDownloadMinUpdatedReadyPods]
-	if src == nil && par == "" && timeout == "" && minReady == "" {
-		return nil
-	}
-	out := &InPlaceUpdateStrategy{}
-	if src != nil {
-		out.GracePeriodSeconds = src.GracePeriodSeconds
-	}
+	out := ImagePreDownload{Any: par != "" || timeout != "" || minReady != ""}
 	if par != "" {
 		v := parseParallelismAnnotation(par)
-		out.ImagePreDownloadParallelism = &v
+		out.Parallelism = &v
 	}
 	if v, ok := parseInt32Annotation(timeout); ok {
-		out.ImagePreDownloadTimeoutSeconds = &v
+		out.TimeoutSeconds = &v
 	}
 	if v, ok := parseInt32Annotation(minReady); ok {
-		out.ImagePreDownloadMinUpdatedReadyPods = &v
+		out.MinUpdatedReadyPods = &v
+	}
+	return out
+}
+
+// convertInPlaceStrategy builds the v1beta1 in-place strategy from the v1alpha1
+// one and the three pre-download annotations (LSV 5.2).
+func convertInPlaceStrategy(src *InPlaceUpdateStrategy, annotations map[string]string) *InPlaceUpdateStrategy {
+	pre := ImagePreDownloadFromAnnotations(annotations)
+	if src == nil && !pre.Any {
+		return nil
+	}
+	out := &InPlaceUpdateStrategy{
+		ImagePreDownloadParallelism:         pre.Parallelism,
+		ImagePreDownloadTimeoutSeconds:      pre.TimeoutSeconds,
+		ImagePreDownloadMinUpdatedReadyPods: pre.MinUpdatedReadyPods,
+	}
+	if src != nil {
+		out.GracePeriodSeconds = src.GracePeriodSeconds
 	}
 	return out
 }
@@ -255,20 +317,13 @@ func v1alpha1View(cs *CloneSet) V1alpha1Fields {
 	}
 	f := V1alpha1Fields{DisablePVCReuse: !cs.Spec.ScaleStrategy.EnablePVCReuse}
 	us := cs.Spec.UpdateStrategy
-	if us.Type == UpdateStrategyOnDelete {
-		f.UpdateStrategyType = V1alpha1TypeOnDelete
-	} else {
-		f.UpdateStrategyType = V1alpha1TypeReCreate
+	ru := us.RollingUpdate
+	policy := ""
+	if ru != nil {
+		policy = ru.PodUpdatePolicy
 	}
-	if ru := us.RollingUpdate; ru != nil {
-		if us.Type != UpdateStrategyOnDelete {
-			switch ru.PodUpdatePolicy {
-			case PolicyInPlaceIfPossible:
-				f.UpdateStrategyType = V1alpha1TypeInPlaceIfPossible
-			case PolicyInPlaceOnly:
-				f.UpdateStrategyType = V1alpha1TypeInPlaceOnly
-			}
-		}
+	f.UpdateStrategyType = V1alpha1UpdateType(us.Type, policy, ru != nil)
+	if ru != nil {
 		f.UpdateStrategy = *ru
 		f.UpdateStrategy.PodUpdatePolicy = ""
 	}

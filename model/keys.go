@@ -45,6 +45,14 @@ const (
 	AnnotationImagePreDownloadTimeoutSeconds = "apps.kruise.io/image-predownload-timeout-seconds"
 	// AnnotationImagePreDownloadMinUpdatedReadyPods see AnnotationImagePreDownloadParallelism.
 	AnnotationImagePreDownloadMinUpdatedReadyPods = "apps.kruise.io/image-predownload-min-updated-ready-pods"
+	// LabelImagePreDownloadCreated is the ControllerRevision label the
+	// controller sets ("true") once it created the ImagePullJobs of the
+	// revision's images. The key is upstream's, "pre-predownload" included.
+	LabelImagePreDownloadCreated = "apps.kruise.io/pre-predownload-created"
+	// LabelImagePreDownloadIgnored is the ControllerRevision label the
+	// controller sets ("true") when it decided not to pre-download the
+	// revision's images.
+	LabelImagePreDownloadIgnored = "apps.kruise.io/image-predownload-ignored"
 
 	// ConditionReady is the pod Ready condition type.
 	ConditionReady = "Ready"

@@ -193,6 +193,21 @@ func (r *Revision) VCTHash() (string, bool) {
 	return v, ok
 }
 
+// ImagePullJob is an OpenKruise ImagePullJob (apps.kruise.io, v1alpha1 or
+// v1beta1): the part the planner and the simulator read.
+type ImagePullJob struct {
+	Name      string
+	Namespace string
+	// UID and ResourceVersion are metadata.uid and metadata.resourceVersion
+	// as read ("" when absent): the precondition of its delete.
+	UID             string
+	ResourceVersion string
+	Labels          map[string]string
+	OwnerReferences []OwnerReference
+	// Image is spec.image, the image the job pulls.
+	Image string
+}
+
 // Node is a node: its name and labels (topology keys).
 type Node struct {
 	Name   string

@@ -15,6 +15,7 @@ const (
 	GateInPlaceWorkloadVerticalScaling         = "InPlaceWorkloadVerticalScaling"
 	GateCloneSetShortHash                      = "CloneSetShortHash"
 	GateInPlaceUpdateEnvFromMetadata           = "InPlaceUpdateEnvFromMetadata"
+	GatePreDownloadImageForInPlaceUpdate       = "PreDownloadImageForInPlaceUpdate"
 )
 
 // FeatureGates are the controller feature gates that change CloneSet decisions.
@@ -28,6 +29,13 @@ type FeatureGates struct {
 	CloneSetShortHash                      bool
 	// InPlaceUpdateEnvFromMetadata is on by default upstream.
 	InPlaceUpdateEnvFromMetadata bool
+	// PreDownloadImageForInPlaceUpdate makes the controller pre-download the
+	// images of an in-place update with ImagePullJobs and delete them when
+	// the rollout is done (docs/spec/image-predownload.md). Off by default
+	// upstream, and forced off there without the KruiseDaemon gate or when
+	// the API server does not serve ImagePullJobs: an adapter sets it only
+	// when both hold.
+	PreDownloadImageForInPlaceUpdate bool
 }
 
 // DefaultFeatureGates returns the upstream defaults.
@@ -41,6 +49,7 @@ func KnownFeatureGates() []string {
 		GateCloneSetPartitionRollback, GatePreparingUpdateAsUpdate,
 		GateRecreatePodWhenChangeVCTInCloneSetGate, GateInPlaceWorkloadVerticalScaling,
 		GateCloneSetShortHash, GateInPlaceUpdateEnvFromMetadata,
+		GatePreDownloadImageForInPlaceUpdate,
 	}
 	sort.Strings(names)
 	return names
@@ -61,6 +70,8 @@ func (g *FeatureGates) Set(name string, on bool) error {
 		g.CloneSetShortHash = on
 	case GateInPlaceUpdateEnvFromMetadata:
 		g.InPlaceUpdateEnvFromMetadata = on
+	case GatePreDownloadImageForInPlaceUpdate:
+		g.PreDownloadImageForInPlaceUpdate = on
 	default:
 		return fmt.Errorf("unknown feature gate %q (known: %s)", name, strings.Join(KnownFeatureGates(), ", "))
 	}
@@ -86,9 +97,14 @@ type SetAside struct {
 type Scenario struct {
 	Description string
 	// Now is the planner's clock.
-	Now        time.Time
-	Gates      FeatureGates
-	Controller ControllerFlags
+	Now time.Time
+	// NowFromObjects is true when Now is not a clock anybody gave but the
+	// newest timestamp of the objects (package manifest's default when neither
+	// its Options.Now nor a Scenario document's now is set): plans and their
+	// text say so.
+	NowFromObjects bool
+	Gates          FeatureGates
+	Controller     ControllerFlags
 
 	CloneSet *CloneSet
 	// Pods are the pods that belong to the CloneSet: owned by it (through a
@@ -100,6 +116,12 @@ type Scenario struct {
 	PVCs      []*PVC
 	Revisions []*Revision
 	Nodes     []*Node
+	// ImagePullJobs are the OpenKruise ImagePullJobs the CloneSet controls
+	// (a controller owner reference to it): with the
+	// PreDownloadImageForInPlaceUpdate gate on, the planner deletes them once
+	// the rollout is done (docs/spec/image-predownload.md). Others are left
+	// out of every decision.
+	ImagePullJobs []*ImagePullJob
 	// SetAside lists pods and PVCs of the input that belong to something else.
 	SetAside []SetAside
 }

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
@@ -29,6 +30,27 @@ const (
 	// ErrorTypeNotFound is a reference to something that does not exist.
 	ErrorTypeNotFound ErrorType = "Not found"
 )
+
+// CauseType is the type's name in an API status (metav1.CauseType, the
+// value of k8s.io/apimachinery's field.ErrorType): "FieldValueInvalid",
+// "FieldValueRequired", ...; "" for a type it does not know.
+func (t ErrorType) CauseType() string {
+	switch t {
+	case ErrorTypeInvalid:
+		return "FieldValueInvalid"
+	case ErrorTypeRequired:
+		return "FieldValueRequired"
+	case ErrorTypeForbidden:
+		return "FieldValueForbidden"
+	case ErrorTypeNotSupported:
+		return "FieldValueNotSupported"
+	case ErrorTypeDuplicate:
+		return "FieldValueDuplicate"
+	case ErrorTypeNotFound:
+		return "FieldValueNotFound"
+	}
+	return ""
+}
 
 // FieldError is one validation failure: the field path (for example
 // "spec.updateStrategy.maxUnavailable"), its type, the offending value and the
@@ -162,11 +184,58 @@ func Validate(cs *CloneSet, pods []*Pod) FieldErrors {
 // stored object until the controller drops them after the pod is gone
 // (docs/spec/scale-and-budgets.md 6.7). A name of a pod that belongs to another controller
 // is still an error. A container request above its limit (A6-requests,
-// B6-requests: IsRequestAboveLimit) is accepted: the controller plans such
+// B6-requests) and a resizePolicy on an init container (A6-initResize,
+// B6-initResize: IsToleratedWhenStored) are accepted: the controller plans such
 // objects as any other. Scenario loading uses this rule set.
 func ValidateStored(cs *CloneSet, pods []*Pod) FieldErrors {
 	return validate(nil, cs, pods, true)
 }
+
+// DefaultNamespace is the namespace of an object that names none, as
+// kubectl sends it.
+const DefaultNamespace = "default"
+
+// DefaultStored gives a CloneSet as read from a manifest or a cluster
+// (manifest's decoders, before defaults) what the API server gave the
+// stored object: the namespace DefaultNamespace when it has none, the
+// webhook's defaults of its version (SetDefaults) and, for v1alpha1, the
+// conversion to the internal shape (ConvertV1alpha1). It is idempotent.
+// Every reader of stored CloneSets (the manifest loader, the reference
+// controller) goes through it, then through StoredOptions.Validate.
+func DefaultStored(cs *CloneSet) {
+	if cs == nil {
+		return
+	}
+	if cs.Namespace == "" {
+		cs.Namespace = DefaultNamespace
+	}
+	SetDefaults(cs)
+	ConvertV1alpha1(cs)
+}
+
+// StoredOptions are the opt-outs of the rules a stored object is held to.
+// The zero value is ValidateStored.
+type StoredOptions struct {
+	// SkipBudgetRule accepts a CloneSet that breaks only the webhook's
+	// budget rule, "maxUnavailable and maxSurge should not both be less than
+	// 1" (IsBudgetRule: A17, B17), which depends on spec.replicas, which the
+	// scale subresource changes without passing the webhook.
+	SkipBudgetRule bool
+}
+
+// Validate is ValidateStored without the rules o skips, on a CloneSet
+// DefaultStored prepared.
+func (o StoredOptions) Validate(cs *CloneSet, pods []*Pod) FieldErrors {
+	errs := ValidateStored(cs, pods)
+	if o.SkipBudgetRule {
+		errs = slices.DeleteFunc(errs, func(e FieldError) bool { return IsBudgetRule(e.Rule) })
+	}
+	return errs
+}
+
+// IsBudgetRule reports whether a rule id is the webhook's budget rule: A17
+// or B17 (maxUnavailable and maxSurge both below 1).
+func IsBudgetRule(rule string) bool { return rule == "A17" || rule == "B17" }
 
 // ValidateAdmission is the whole verdict of the webhook: the create rules when
 // old is nil; otherwise the update rules of ValidateUpdate followed by the
@@ -193,7 +262,7 @@ func validate(old, cs *CloneSet, pods []*Pod, stored bool) FieldErrors {
 		errs = append(errs, errNotSupported("", "apiVersion", cs.APIVersion, APIVersionV1alpha1, APIVersionV1beta1))
 	}
 	if stored {
-		errs = slices.DeleteFunc(errs, func(e FieldError) bool { return IsRequestAboveLimit(e.Rule) })
+		errs = slices.DeleteFunc(errs, func(e FieldError) bool { return IsToleratedWhenStored(e.Rule) })
 	}
 	return errs
 }
@@ -205,6 +274,16 @@ func validate(old, cs *CloneSet, pods []*Pod, stored bool) FieldErrors {
 // such CloneSets). ValidateStored tolerates it; the planner names it in a
 // note.
 func IsRequestAboveLimit(rule string) bool { return rule == "A6-requests" || rule == "B6-requests" }
+
+// IsToleratedWhenStored reports whether a rule id is one of the pod template
+// rules the webhook enforces but the controller builds revisions and pods
+// through, which ValidateStored therefore accepts: a request above its limit
+// (IsRequestAboveLimit) and a resizePolicy on an init container
+// (A6-initResize, B6-initResize; testdata/conformance-revnames 0011 and
+// 0032 record upstream's revisions of such CloneSets).
+func IsToleratedWhenStored(rule string) bool {
+	return IsRequestAboveLimit(rule) || rule == "A6-initResize" || rule == "B6-initResize"
+}
 
 // ValidateUpdate runs the update-only rules on a change from old to cs (both
 // defaulted): A19 (name, namespace and uid are immutable), A20 (only replicas,
@@ -655,26 +734,20 @@ func validatePodTemplate(t *PodTemplate, vcts []VolumeClaimTemplate, base, r6 st
 			} else if c.RestartPolicy != "" {
 				errs = append(errs, errForbidden(r6, cp+".restartPolicy", "may not be set for non-init containers"))
 			}
+			var rawContainer map[string]any
+			if i < len(rawList) {
+				rawContainer, _ = rawList[i].(map[string]any)
+			}
+			errs = append(errs, validatePorts(rawContainer["ports"], cp+".ports", r6)...)
 			for j, e := range c.Env {
 				if e.Name == "" {
 					errs = append(errs, errRequired(r6, fmt.Sprintf("%s.env[%d].name", cp, j), ""))
 				}
 			}
+			errs = append(errs, validateVolumeMounts(rawContainer["volumeMounts"], volSet, cp+".volumeMounts", r6)...)
 			errs = append(errs, validateResources(c.Resources, cp+".resources", r6)...)
-			if i < len(rawList) {
-				if rc, ok := rawList[i].(map[string]any); ok {
-					mounts, _ := rc["volumeMounts"].([]any)
-					for j, m := range mounts {
-						mm, _ := m.(map[string]any)
-						name, _ := mm["name"].(string)
-						mp := fmt.Sprintf("%s.volumeMounts[%d].name", cp, j)
-						if name == "" {
-							errs = append(errs, errRequired(r6, mp, ""))
-						} else if !volSet[name] {
-							errs = append(errs, FieldError{Path: mp, Type: ErrorTypeNotFound, BadValue: strconv.Quote(name), Rule: r6})
-						}
-					}
-				}
+			if group.init && len(c.ResizePolicy) > 0 {
+				errs = append(errs, errInvalid(r6+"-initResize", cp+".resizePolicy", resizePolicyValue(c.ResizePolicy), "must not be set for init containers"))
 			}
 		}
 	}
@@ -690,6 +763,129 @@ func validatePodTemplate(t *PodTemplate, vcts []VolumeClaimTemplate, base, r6 st
 	}
 
 	return errs
+}
+
+// validatePorts is Kubernetes' validation of a container's ports (a raw
+// list): a port name is an IANA service name, unique in the container; a
+// containerPort is set and in 1-65535, a hostPort when set too; a protocol,
+// when set, is TCP, UDP or SCTP (an unset one is the defaults' business).
+func validatePorts(raw any, base, rule string) FieldErrors {
+	var errs FieldErrors
+	ports, _ := raw.([]any)
+	names := map[string]bool{}
+	for i, p := range ports {
+		pm, _ := p.(map[string]any)
+		pp := fmt.Sprintf("%s[%d]", base, i)
+		if name, _ := pm["name"].(string); name != "" {
+			if msgs := portNameProblems(name); len(msgs) > 0 {
+				for _, msg := range msgs {
+					errs = append(errs, errInvalid(rule, pp+".name", name, msg))
+				}
+			} else if names[name] {
+				errs = append(errs, errDuplicate(rule, pp+".name", name))
+			} else {
+				names[name] = true
+			}
+		}
+		if n, _ := rawInt(pm["containerPort"]); n == 0 {
+			errs = append(errs, errRequired(rule, pp+".containerPort", ""))
+		} else if n < 1 || n > 65535 {
+			errs = append(errs, errInvalid(rule, pp+".containerPort", n, msgPortRange))
+		}
+		if n, _ := rawInt(pm["hostPort"]); n != 0 && (n < 1 || n > 65535) {
+			errs = append(errs, errInvalid(rule, pp+".hostPort", n, msgPortRange))
+		}
+		switch proto, _ := pm["protocol"].(string); proto {
+		case "", "TCP", "UDP", "SCTP":
+		default:
+			errs = append(errs, errNotSupported(rule, pp+".protocol", proto, "SCTP", "TCP", "UDP"))
+		}
+	}
+	return errs
+}
+
+const msgPortRange = "must be between 1 and 65535, inclusive"
+
+var portNameCharsRe = regexp.MustCompile(`^[-a-z0-9]+$`)
+
+// portNameProblems is Kubernetes' IsValidPortName.
+func portNameProblems(name string) []string {
+	var msgs []string
+	if len(name) > 15 {
+		msgs = append(msgs, "must be no more than 15 characters")
+	}
+	if !portNameCharsRe.MatchString(name) {
+		msgs = append(msgs, "must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
+	}
+	if !strings.ContainsAny(name, "abcdefghijklmnopqrstuvwxyz") {
+		msgs = append(msgs, "must contain at least one letter (a-z)")
+	}
+	if strings.Contains(name, "--") {
+		msgs = append(msgs, "must not contain consecutive hyphens")
+	}
+	if name[0] == '-' || name[len(name)-1] == '-' {
+		msgs = append(msgs, "must not begin or end with a hyphen")
+	}
+	return msgs
+}
+
+// validateVolumeMounts is the part of Kubernetes' validation of a
+// container's volume mounts (a raw list) that needs no volume details: a
+// name that is set and names a volume (or a claim template), a mountPath
+// that is set and unique in the container.
+func validateVolumeMounts(raw any, volumes map[string]bool, base, rule string) FieldErrors {
+	var errs FieldErrors
+	mounts, _ := raw.([]any)
+	paths := map[string]bool{}
+	for j, m := range mounts {
+		mm, _ := m.(map[string]any)
+		mp := fmt.Sprintf("%s[%d]", base, j)
+		name, _ := mm["name"].(string)
+		if name == "" {
+			errs = append(errs, errRequired(rule, mp+".name", ""))
+		} else if !volumes[name] {
+			errs = append(errs, FieldError{Path: mp + ".name", Type: ErrorTypeNotFound, BadValue: strconv.Quote(name), Rule: rule})
+		}
+		path, _ := mm["mountPath"].(string)
+		switch {
+		case path == "":
+			errs = append(errs, errRequired(rule, mp+".mountPath", ""))
+		case paths[path]:
+			errs = append(errs, errInvalid(rule, mp+".mountPath", path, "must be unique"))
+		}
+		paths[path] = true
+	}
+	return errs
+}
+
+// rawInt reads an integer of a raw tree (json.Number, a Go integer, or a
+// float64 holding one).
+func rawInt(v any) (int64, bool) {
+	switch x := v.(type) {
+	case json.Number:
+		n, err := x.Int64()
+		return n, err == nil
+	case int64:
+		return x, true
+	case int:
+		return int64(x), true
+	case int32:
+		return int64(x), true
+	case float64:
+		if x == float64(int64(x)) {
+			return int64(x), true
+		}
+	}
+	return 0, false
+}
+
+// resizePolicyValue renders a resizePolicy list as a bad value.
+func resizePolicyValue(l []ContainerResizePolicy) rawValue {
+	parts := make([]string, len(l))
+	for i, p := range l {
+		parts[i] = fmt.Sprintf("{resourceName:%s restartPolicy:%s}", p.ResourceName, p.RestartPolicy)
+	}
+	return rawValue("[" + strings.Join(parts, " ") + "]")
 }
 
 func validateResources(r ResourceRequirements, base, rule string) FieldErrors {
@@ -708,7 +904,7 @@ func validateResources(r ResourceRequirements, base, rule string) FieldErrors {
 	for _, name := range sortedKeys(r.Requests) {
 		req := r.Requests[name]
 		if lim, ok := r.Limits[name]; ok && req.Cmp(lim) > 0 {
-			errs = append(errs, errInvalid(rule+"-requests", fmt.Sprintf("%s.requests[%s]", base, name), req.String(), fmt.Sprintf("must be less than or equal to %s limit of %s", name, lim.String())))
+			errs = append(errs, errInvalid(rule+"-requests", base+".requests", req.String(), fmt.Sprintf("must be less than or equal to %s limit of %s", name, lim.String())))
 		}
 	}
 	return errs

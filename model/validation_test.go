@@ -1,6 +1,7 @@
 package model
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -96,11 +97,17 @@ func TestValidateRules(t *testing.T) {
 		{"A6-requests request above limit", alpha(func(cs *CloneSet, _ *V1alpha1Fields) {
 			cs.Spec.Template.Spec.Containers[0].Resources.Requests = map[string]Quantity{"memory": MustParseQuantity("2Gi")}
 			cs.Spec.Template.Spec.Containers[0].Resources.Limits = map[string]Quantity{"memory": MustParseQuantity("1Gi")}
-		}), []string{"A6-requests"}, "spec.template.spec.containers[0].resources.requests[memory]", "less than or equal to memory limit"},
+		}), []string{"A6-requests"}, "spec.template.spec.containers[0].resources.requests", "less than or equal to memory limit"},
 		{"B6-requests request above limit", beta(func(cs *CloneSet, _ *RollingUpdateStrategy) {
 			cs.Spec.Template.Spec.Containers[0].Resources.Requests = map[string]Quantity{"memory": MustParseQuantity("2Gi")}
 			cs.Spec.Template.Spec.Containers[0].Resources.Limits = map[string]Quantity{"memory": MustParseQuantity("1Gi")}
-		}), []string{"B6-requests"}, "spec.template.spec.containers[0].resources.requests[memory]", "less than or equal to memory limit"},
+		}), []string{"B6-requests"}, "spec.template.spec.containers[0].resources.requests", "less than or equal to memory limit"},
+		{"A6-initResize resizePolicy on an init container", alpha(func(cs *CloneSet, _ *V1alpha1Fields) {
+			cs.Spec.Template.Spec.InitContainers = []Container{{Name: "init", Image: "busybox", ResizePolicy: []ContainerResizePolicy{{ResourceName: "cpu", RestartPolicy: "NotRequired"}}}}
+		}), []string{"A6-initResize"}, "spec.template.spec.initContainers[0].resizePolicy", "must not be set for init containers"},
+		{"B6-initResize the same in v1beta1", beta(func(cs *CloneSet, _ *RollingUpdateStrategy) {
+			cs.Spec.Template.Spec.InitContainers = []Container{{Name: "init", Image: "busybox", ResizePolicy: []ContainerResizePolicy{{ResourceName: "cpu", RestartPolicy: "NotRequired"}}}}
+		}), []string{"B6-initResize"}, "spec.template.spec.initContainers[0].resizePolicy", "must not be set for init containers"},
 		{"A6 topology key", alpha(func(cs *CloneSet, _ *V1alpha1Fields) {
 			cs.Spec.Template.Spec.TopologySpreadConstraints = []TopologySpreadConstraint{{}}
 		}), []string{"A6"}, "spec.template.spec.topologySpreadConstraints[0].topologyKey", "Required value"},
@@ -409,6 +416,32 @@ func TestPodTemplateRules(t *testing.T) {
 		{"mount without name", func(t *PodTemplate, _ *[]VolumeClaimTemplate) {
 			t.Raw["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["volumeMounts"] = []any{map[string]any{"mountPath": "/x"}}
 		}, "spec.template.spec.containers[0].volumeMounts[0].name", ErrorTypeRequired},
+		{"mount without path", func(t *PodTemplate, _ *[]VolumeClaimTemplate) {
+			t.Spec.Volumes = []string{"v"}
+			t.Raw["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["volumeMounts"] = []any{map[string]any{"name": "v"}}
+		}, "spec.template.spec.containers[0].volumeMounts[0].mountPath", ErrorTypeRequired},
+		{"two mounts at one path", func(t *PodTemplate, _ *[]VolumeClaimTemplate) {
+			t.Spec.Volumes = []string{"v", "w"}
+			t.Raw["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["volumeMounts"] = []any{map[string]any{"name": "v", "mountPath": "/x"}, map[string]any{"name": "w", "mountPath": "/x"}}
+		}, "spec.template.spec.containers[0].volumeMounts[1].mountPath", ErrorTypeInvalid},
+		{"port without containerPort", func(t *PodTemplate, _ *[]VolumeClaimTemplate) {
+			t.Raw["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["ports"] = []any{map[string]any{"name": "http"}}
+		}, "spec.template.spec.containers[0].ports[0].containerPort", ErrorTypeRequired},
+		{"containerPort out of range", func(t *PodTemplate, _ *[]VolumeClaimTemplate) {
+			t.Raw["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["ports"] = []any{map[string]any{"containerPort": json.Number("65536")}}
+		}, "spec.template.spec.containers[0].ports[0].containerPort", ErrorTypeInvalid},
+		{"hostPort out of range", func(t *PodTemplate, _ *[]VolumeClaimTemplate) {
+			t.Raw["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["ports"] = []any{map[string]any{"containerPort": int64(80), "hostPort": int64(-1)}}
+		}, "spec.template.spec.containers[0].ports[0].hostPort", ErrorTypeInvalid},
+		{"port protocol", func(t *PodTemplate, _ *[]VolumeClaimTemplate) {
+			t.Raw["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["ports"] = []any{map[string]any{"containerPort": 80.0, "protocol": "tcp"}}
+		}, "spec.template.spec.containers[0].ports[0].protocol", ErrorTypeNotSupported},
+		{"port name", func(t *PodTemplate, _ *[]VolumeClaimTemplate) {
+			t.Raw["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["ports"] = []any{map[string]any{"containerPort": 80.0, "name": "8080"}}
+		}, "spec.template.spec.containers[0].ports[0].name", ErrorTypeInvalid},
+		{"two ports of one name", func(t *PodTemplate, _ *[]VolumeClaimTemplate) {
+			t.Raw["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["ports"] = []any{map[string]any{"containerPort": 80.0, "name": "http"}, map[string]any{"containerPort": 81.0, "name": "http"}}
+		}, "spec.template.spec.containers[0].ports[1].name", ErrorTypeDuplicate},
 		{"limit below zero", func(t *PodTemplate, _ *[]VolumeClaimTemplate) {
 			t.Spec.Containers[0].Resources.Limits = map[string]Quantity{"memory": MustParseQuantity("-1Gi")}
 		}, "spec.template.spec.containers[0].resources.limits[memory]", ErrorTypeInvalid},
@@ -423,7 +456,7 @@ func TestPodTemplateRules(t *testing.T) {
 	// A mount of a volumeClaimTemplate volume is fine.
 	cs := validCloneSet(APIVersionV1alpha1)
 	cs.Spec.VolumeClaimTemplates = []VolumeClaimTemplate{{Name: "data"}}
-	cs.Spec.Template.Raw["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["volumeMounts"] = []any{map[string]any{"name": "data"}}
+	cs.Spec.Template.Raw["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["volumeMounts"] = []any{map[string]any{"name": "data", "mountPath": "/data"}}
 	if errs := Validate(cs, nil); len(errs) != 0 {
 		t.Errorf("mount of a VCT volume: %v", errs)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clonecore/cloneset/internal/cisummary"
 	"github.com/clonecore/cloneset/model"
 )
 
@@ -463,6 +464,5 @@ func TestExhaustiveDeletion(t *testing.T) {
 	total := time.Since(start)
 	summary := fmt.Sprintf("deletion pairs: %d, triples: %d, worlds: %d (%d input orders); exhaustive=%v; %.1fs (pairs %.1fs, triples %.1fs, worlds %.1fs)",
 		pairs, triples, worlds, orders, *exhaustive, total.Seconds(), pairTime.Seconds(), tripleTime.Seconds(), (total - pairTime - tripleTime).Seconds())
-	t.Log(summary)
-	fmt.Println(summary)
+	cisummary.Print(t, summary)
 }

@@ -3,6 +3,7 @@ package ordering
 import (
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/clonecore/cloneset/model"
@@ -68,6 +69,34 @@ const (
 	// last changed the pod's position.
 	WhyScatterPrefix = "scatter:"
 )
+
+// whyExplained are the sentences of Explain, by Why value.
+var whyExplained = map[string]string{
+	WhyUnscheduled:     "it has no node yet and the next pod has one",
+	WhyPhase:           "its phase comes first (Pending and others, then Unknown, then Running)",
+	WhyUnavailable:     "it is not available and the next pod is",
+	WhyNotReady:        "it is not ready and the next pod is",
+	WhyDeletionCost:    "its pod-deletion-cost annotation is lower",
+	WhyRank:            "it shares its node (or topology domain) with more pods of the CloneSet",
+	WhyReadyTime:       "it became ready more recently",
+	WhyRestarts:        "its containers restarted more often",
+	WhySidecarRestarts: "its sidecar init containers restarted more often",
+	WhyCreationTime:    "it was created more recently",
+	WhyName:            "every key ties: its name sorts first",
+	WhyLast:            "the last pod of the ranking",
+	WhyPriority:        "the update priority strategy (weight or order) puts it first",
+	WhyPreparingUpdate: "it is in PreparingUpdate, and those pods go first",
+}
+
+// Explain says in words what a Ranked.Why value means: why the pod went
+// before the next one of its ranking (docs/spec/update-and-ordering.md 9.1).
+// A scatter value names its term. An unknown value gives "".
+func Explain(why string) string {
+	if term, ok := strings.CutPrefix(why, WhyScatterPrefix); ok {
+		return "the scatter strategy's term " + term + " spread the pods that carry it"
+	}
+	return whyExplained[why]
+}
 
 // DeletionCost returns the pod-deletion-cost of p (docs/spec/update-and-ordering.md 8.3):
 // the annotation controller.kubernetes.io/pod-deletion-cost parsed as a base-10

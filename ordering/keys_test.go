@@ -1,7 +1,11 @@
 package ordering
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -157,5 +161,47 @@ func TestDescKeyAndRankKey(t *testing.T) {
 		if rankKey(ranks[i-1]) >= rankKey(ranks[i]) {
 			t.Errorf("rankKey(%v) >= rankKey(%v)", ranks[i-1], ranks[i])
 		}
+	}
+}
+
+// Every Why value has its sentence: the constants are read from keys.go, so
+// a new one without a sentence fails here.
+func TestExplainEveryWhy(t *testing.T) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "keys.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, d := range f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.CONST {
+			continue
+		}
+		for _, spec := range g.Specs {
+			for i, name := range spec.(*ast.ValueSpec).Names {
+				if !strings.HasPrefix(name.Name, "Why") {
+					continue
+				}
+				lit := spec.(*ast.ValueSpec).Values[i].(*ast.BasicLit)
+				why, _ := strconv.Unquote(lit.Value)
+				if name.Name == "WhyScatterPrefix" {
+					why += "zone=a"
+				}
+				n++
+				if Explain(why) == "" {
+					t.Errorf("%s (%q): Explain says nothing", name.Name, why)
+				}
+			}
+		}
+	}
+	if n < 15 {
+		t.Errorf("found %d Why constants in keys.go, want at least 15", n)
+	}
+	if got := Explain("scatter:zone=a"); !strings.Contains(got, "zone=a") {
+		t.Errorf("Explain of a scatter term does not name it: %q", got)
+	}
+	if got := Explain("no such key"); got != "" {
+		t.Errorf("Explain of an unknown value: %q, want empty", got)
 	}
 }

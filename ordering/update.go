@@ -560,8 +560,6 @@ func preparingFirst(seq []*updKey, out []*updKey) []*updKey {
 	return out
 }
 
-// scatter applies the scatter strategy (section 7) to seq and returns the new
-// sequence and the Why string of each applied term (indexed like updKey.scatter).
 // allKeys are UpdateOptions.AllKeys and AllKeyIndex, checked: keys is nil
 // when not given, index nil when the keys are parallel to AllPods.
 type allKeys struct {
@@ -580,6 +578,8 @@ func (a allKeys) of(j int) *PodKeys {
 	return &a.keys[j]
 }
 
+// scatter applies the scatter strategy (section 7) to seq and returns the new
+// sequence and the Why string of each applied term (indexed like updKey.scatter).
 func scatter(seq []*updKey, terms []model.ScatterTerm, flags *scatterFlags, all []*model.Pod, allKeys allKeys, bufs *[4][]*updKey) ([]*updKey, []string) {
 	if len(seq) <= 1 {
 		return seq, nil

@@ -1,14 +1,14 @@
 package podtemplate
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/clonecore/cloneset/internal/admissionrecord"
 )
 
 // admissionDir is the record of kruise's CloneSet webhooks (a byte copy of
@@ -28,94 +28,46 @@ type admissionWorld struct {
 // library's loaders read JSON).
 func admissionWorlds(t testing.TB) []admissionWorld {
 	t.Helper()
-	f, err := os.Open(filepath.Join(admissionDir, "oracle.jsonl"))
+	lines, err := admissionrecord.Read(admissionDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
 	var worlds []admissionWorld
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 16<<20)
-	for sc.Scan() {
-		var line struct {
-			ID        string         `json:"id"`
-			Defaulted map[string]any `json:"defaulted"`
-		}
-		if err := decodeJSON(sc.Bytes(), &line); err != nil {
-			t.Fatalf("oracle.jsonl: %v", err)
-		}
+	for _, line := range lines {
 		raw, err := os.ReadFile(filepath.Join(admissionDir, "worlds", line.ID+".json"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		var written map[string]any
-		if err := decodeJSON(raw, &written); err != nil {
+		written, err := admissionrecord.DecodeJSON(raw)
+		if err != nil {
 			t.Fatalf("world %s: %v", line.ID, err)
 		}
 		worlds = append(worlds, admissionWorld{id: line.ID, written: written, defaulted: line.Defaulted})
 	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
 	return worlds
 }
 
-func decodeJSON(b []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	return dec.Decode(v)
-}
-
-// comparable is a tree as the record's README compares it: through JSON
-// (numbers as float64), without metadata.creationTimestamp at its root, null
-// values, and empty objects and lists (at any depth, repeatedly: an object
-// left empty by dropping goes too). The CloneSet's own status, which the
-// README also drops, is not in a template or a claim template; a claim
-// template's status is compared.
+// comparable is a tree as the record's README compares it
+// (admissionrecord.DropEmpty), without metadata.creationTimestamp at its
+// root. The CloneSet's own status, which the README also drops, is not in a
+// template or a claim template; a claim template's status is compared.
 func comparable(t testing.TB, tree map[string]any) any {
 	t.Helper()
-	b, err := json.Marshal(tree)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var plain map[string]any
-	if err := json.Unmarshal(b, &plain); err != nil {
-		t.Fatal(err)
-	}
-	if meta, ok := plain["metadata"].(map[string]any); ok {
-		delete(meta, "creationTimestamp")
-	}
-	return dropEmpty(plain)
-}
-
-// dropEmpty removes nulls and empty objects and lists; nil when v itself is
-// one of them.
-func dropEmpty(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := map[string]any{}
-		for k, item := range x {
-			if kept := dropEmpty(item); kept != nil {
-				out[k] = kept
+	if meta, ok := tree["metadata"].(map[string]any); ok {
+		trimmed := make(map[string]any, len(tree))
+		for k, v := range tree {
+			trimmed[k] = v
+		}
+		md := make(map[string]any, len(meta))
+		for k, v := range meta {
+			if k != "creationTimestamp" {
+				md[k] = v
 			}
 		}
-		if len(out) == 0 {
-			return nil
-		}
-		return out
-	case []any:
-		out := []any{}
-		for _, item := range x {
-			if kept := dropEmpty(item); kept != nil {
-				out = append(out, kept)
-			}
-		}
-		if len(out) == 0 {
-			return nil
-		}
-		return out
+		trimmed["metadata"] = md
+		tree = trimmed
 	}
-	return v
+	return admissionrecord.DropEmpty(tree)
 }
 
 // TestDefaultConformance replays the admission record: for every world,

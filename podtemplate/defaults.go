@@ -87,9 +87,9 @@ func DefaultClaimTemplate(claim map[string]any) (map[string]any, error) {
 
 // The values Kubernetes' defaulting writes.
 const (
-	defaultFileMode          = float64(0o644) // secret, configMap, downwardAPI, projected volumes
-	defaultGracePeriod       = float64(30)
-	defaultTokenExpiration   = float64(3600) // seconds: one hour
+	defaultFileMode          = int64(0o644) // secret, configMap, downwardAPI, projected volumes
+	defaultGracePeriod       = int64(30)
+	defaultTokenExpiration   = int64(3600) // seconds: one hour
 	defaultTerminationPath   = "/dev/termination-log"
 	defaultFieldRefVersion   = "v1"
 	defaultSchedulerName     = "default-scheduler"
@@ -191,10 +191,10 @@ func defaultEveryContainer(c map[string]any, raw any) error {
 
 // defaultProbe is SetDefaults_Probe.
 func defaultProbe(p map[string]any) {
-	setIfZero(p, "timeoutSeconds", float64(1))
-	setIfZero(p, "periodSeconds", float64(10))
-	setIfZero(p, "successThreshold", float64(1))
-	setIfZero(p, "failureThreshold", float64(3))
+	setIfZero(p, "timeoutSeconds", int64(1))
+	setIfZero(p, "periodSeconds", int64(10))
+	setIfZero(p, "successThreshold", int64(1))
+	setIfZero(p, "failureThreshold", int64(3))
 }
 
 // defaultHTTPGet is SetDefaults_HTTPGetAction (nothing for a nil action).
@@ -255,13 +255,24 @@ func roundUpToMillis(m map[string]any, raw any, name string) error {
 		return nil
 	}
 	written := object(member(raw, name))
+	if !validKeys(written) { // keys as they read back, as the typed list holds them
+		read := make(map[string]any, len(written))
+		for _, k := range sortedKeys(written) {
+			read[validUTF8(k)] = written[k]
+		}
+		written = read
+	}
 	keys := make([]string, 0, len(quantities))
 	for k := range quantities {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		q, err := readQuantity(written[k])
+		v, err := ReadJSONValue(written[k], true)
+		if err != nil {
+			return inside(err, name+"["+k+"]")
+		}
+		q, err := readQuantity(v)
 		if err != nil {
 			return inside(err, name+"["+k+"]")
 		}
@@ -295,7 +306,7 @@ func isZero(v any) bool {
 		return true
 	case string:
 		return x == ""
-	case float64:
+	case int64:
 		return x == 0
 	case bool:
 		return !x
@@ -337,23 +348,24 @@ func structBehind(t int) int {
 }
 
 // member follows object members from v; nil when one is missing or v is not
-// an object.
+// an object (a json.RawMessage read as its value).
 func member(v any, names ...string) any {
 	for _, name := range names {
-		m, _ := v.(map[string]any)
-		v = m[name]
+		v = object(v)[name]
 	}
 	return v
 }
 
-// object is v as an object, or nil.
+// object is v as an object, or nil (a json.RawMessage read as its value).
 func object(v any) map[string]any {
+	v, _ = ReadJSONValue(v, false)
 	m, _ := v.(map[string]any)
 	return m
 }
 
-// list is v as a list, or nil.
+// list is v as a list, or nil (a json.RawMessage read as its value).
 func list(v any) []any {
+	v, _ = ReadJSONValue(v, false)
 	l, _ := v.([]any)
 	return l
 }
@@ -364,4 +376,54 @@ func at(l []any, i int) any {
 		return l[i]
 	}
 	return nil
+}
+
+// DefaultRewritesQuantities reports whether Default's rounding of a
+// template's resource lists (the pod's overhead, each container's limits
+// and requests: resource.Quantity.RoundUp(-3)) rewrites how one of their
+// quantities holds its value, which reflect.DeepEqual of the Go values sees
+// even where the JSON written stays the same ("0.5Gi" is written "512Mi"
+// before and after; "1" is not rewritten). kruise's mutating webhook
+// answers with a patch exactly when the defaults change its typed object
+// as reflect.DeepEqual sees it. A quantity the types refuse counts as no
+// rewrite (Default refuses it).
+func DefaultRewritesQuantities(template map[string]any) bool {
+	spec := member(template, "spec")
+	lists := []any{member(spec, "overhead")}
+	for _, kind := range []string{"initContainers", "containers", "ephemeralContainers"} {
+		for _, c := range list(member(spec, kind)) {
+			lists = append(lists, member(c, "resources", "limits"), member(c, "resources", "requests"))
+		}
+	}
+	return rewritesQuantities(lists)
+}
+
+// DefaultClaimRewritesQuantities is DefaultRewritesQuantities for
+// DefaultClaimTemplate's rounding of a claim template (spec.resources'
+// limits and requests, status.capacity).
+func DefaultClaimRewritesQuantities(claim map[string]any) bool {
+	resources := member(claim, "spec", "resources")
+	return rewritesQuantities([]any{member(resources, "limits"), member(resources, "requests"), member(claim, "status", "capacity")})
+}
+
+// rewritesQuantities says whether RoundUp(-3) rewrites a quantity of the
+// lists: one held as an int64Amount with a scale below milli (rescaled), or
+// as an inf.Dec of any scale but milli (rounded into a new one).
+func rewritesQuantities(lists []any) bool {
+	for _, l := range lists {
+		for _, v := range object(l) {
+			v, err := ReadJSONValue(v, true)
+			if err != nil {
+				continue
+			}
+			q, err := readQuantity(v)
+			if err != nil {
+				continue
+			}
+			if h := q.held; (h.dec && h.scale != milliScale) || (!h.dec && h.scale < milliScale) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -21,6 +21,14 @@
 // and DefaultClaimTemplate with Kubernetes' own defaulting functions
 // (k8s.io/kubernetes) composed as kruise composes them.
 //
+// Integers are held exactly (int64) and a managed fields entry's fieldsV1 as
+// its text, as the typed form holds them; only RevisionData and
+// RevisionTemplate turn numbers into float64, as upstream's generic round
+// trip does. DecodeJSON reads JSON keeping what the typed decoder reads
+// from the text itself, and DecodedKey tells two templates apart exactly
+// where reflect.DeepEqual tells their Go values apart (how kruise's webhook
+// decides that an update changed the template).
+//
 // The one difference from k8s.io/api v0.37 is upstream's own: its
 // ObjectMeta.creationTimestamp has no omitzero option, so a zero time is
 // written as null (the table says so where it differs).

@@ -1,6 +1,7 @@
 package podtemplate
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -8,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Error is a template member that the typed form of a pod template refuses
@@ -42,12 +44,71 @@ func (e *Error) Error() string {
 // json.Number or Go numbers), for example a model.PodTemplate's Raw. A member
 // the types refuse is an *Error whose path starts at the template.
 func RevisionData(template map[string]any) ([]byte, error) {
+	generic, err := RevisionTemplate(template)
+	if err != nil {
+		return nil, err
+	}
+	generic["$patch"] = "replace"
+	return json.Marshal(map[string]any{"spec": map[string]any{"template": generic}})
+}
+
+// RevisionTemplate returns a pod template as upstream's revision data holds
+// it before its "$patch" member is added: Encode's typed encoding decoded
+// into generic values as encoding/json decodes any JSON (numbers as
+// float64, so an integer beyond 2^53 is the float64 nearest to it). It is
+// the form upstream's in-place update compares revisions in.
+func RevisionTemplate(template map[string]any) (map[string]any, error) {
 	typed, err := Encode(template)
 	if err != nil {
 		return nil, err
 	}
-	typed["$patch"] = "replace"
-	return json.Marshal(map[string]any{"spec": map[string]any{"template": typed}})
+	if err := genericNumbers(typed); err != nil {
+		return nil, err
+	}
+	return typed, nil
+}
+
+// genericNumbers turns the integers of a typed encoding into float64 and
+// its raw JSON (FieldsV1) into generic values, in place, as decoding the
+// typed JSON into generic values does. A raw number beyond float64, which
+// that decoding refuses, is an *Error naming its member.
+func genericNumbers(v any) error {
+	generic := func(item any) (any, error) {
+		switch x := item.(type) {
+		case int64:
+			return float64(x), nil
+		case json.RawMessage:
+			var g any
+			if err := json.Unmarshal(x, &g); err != nil {
+				return nil, &Error{Value: shortText(x), Reason: "a number beyond float64"}
+			}
+			return g, nil
+		}
+		return item, genericNumbers(item)
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		for k, item := range x {
+			g, err := generic(item)
+			if err != nil {
+				for _, k := range sortedKeys(x) { // the first error in key order
+					if _, err := generic(x[k]); err != nil {
+						return inside(err, k)
+					}
+				}
+			}
+			x[k] = g
+		}
+	case []any:
+		for i, item := range x {
+			g, err := generic(item)
+			if err != nil {
+				return inside(err, "["+strconv.Itoa(i)+"]")
+			}
+			x[i] = g
+		}
+	}
+	return nil
 }
 
 // Check reports the first member of a pod template that the typed form
@@ -62,9 +123,9 @@ func Check(template map[string]any, base string) error {
 }
 
 // Encode returns a pod template as the Kubernetes API types give it back
-// after reading it (v1.PodTemplateSpec through encoding/json, then into
-// generic values), as a tree of map[string]any, []any, string, bool, float64
-// and nil: the members of the types only (exact names; unknown members are
+// after reading it (v1.PodTemplateSpec through encoding/json), as a tree of
+// map[string]any, []any, string, bool, int64 and nil: integers exactly as
+// the typed fields hold them (int64 and int32 alike); the members of the types only (exact names; unknown members are
 // dropped); a member the types always write is written (a struct member is
 // never left out: "resources":{}, "creationTimestamp":null; a member without
 // omitempty is written even when empty or null); an omitempty member that is
@@ -95,6 +156,12 @@ type walker struct{ build bool }
 // value reads v (a generic JSON value; nil is null or absent) into the
 // table's type t and writes it back. The error's path is relative to v.
 func (w walker) value(v any, t int) (encoded, error) {
+	if raw, ok := v.(json.RawMessage); ok {
+		var err error
+		if v, err = readRaw(raw, t); err != nil {
+			return encoded{}, err
+		}
+	}
 	if v == nil && !w.build {
 		return encoded{}, nil // null reads as the zero value, which is always readable
 	}
@@ -105,6 +172,9 @@ func (w walker) value(v any, t int) (encoded, error) {
 		case nil:
 			return encoded{out: "", empty: true, zero: true}, nil
 		case string:
+			if !utf8.ValidString(x) {
+				v = validUTF8(x)
+			}
 			return encoded{out: v, empty: x == "", zero: x == ""}, nil // v: the string already boxed
 		}
 		return encoded{}, typeError(v, "expected a string")
@@ -118,7 +188,7 @@ func (w walker) value(v any, t int) (encoded, error) {
 		return encoded{}, typeError(v, "expected true or false")
 	case kindInt:
 		if v == nil {
-			return encoded{out: float64(0), empty: true, zero: true}, nil
+			return encoded{out: int64(0), empty: true, zero: true}, nil
 		}
 		n, err := integer(v, ti.bits)
 		if err != nil {
@@ -126,7 +196,7 @@ func (w walker) value(v any, t int) (encoded, error) {
 		}
 		e := encoded{empty: n == 0, zero: n == 0}
 		if w.build {
-			e.out = float64(n)
+			e.out = n
 		}
 		return e, nil
 	case kindPointer:
@@ -149,7 +219,7 @@ func (w walker) value(v any, t int) (encoded, error) {
 	case kindIntOrString:
 		switch v.(type) {
 		case nil:
-			return encoded{out: float64(0), zero: true}, nil
+			return encoded{out: int64(0), zero: true}, nil
 		case string:
 			return encoded{out: v}, nil
 		}
@@ -159,17 +229,17 @@ func (w walker) value(v any, t int) (encoded, error) {
 		}
 		e := encoded{zero: n == 0}
 		if w.build {
-			e.out = float64(n)
+			e.out = n
 		}
 		return e, nil
 	case kindTime:
 		return encodeTime(v)
 	case kindRawJSON:
-		out, err := plainJSON(v)
+		out, err := rawJSON(v)
 		if err != nil {
 			return encoded{}, err
 		}
-		return encoded{out: out, zero: v == nil}, nil
+		return encoded{out: out}, nil
 	}
 	return encoded{}, fmt.Errorf("podtemplate: type %s has no kind", ti.name) // a defect of the table
 }
@@ -213,6 +283,13 @@ func (w walker) mapOf(v any, ti *typeInfo) (encoded, error) {
 			}
 			if w.build {
 				out[k] = e.out
+			}
+		}
+		if w.build && !validKeys(x) {
+			out = make(map[string]any, len(x))
+			for _, k := range sortedKeys(x) { // a later key wins, as in the JSON encoding/json writes
+				e, _ := w.value(x[k], ti.elem)
+				out[validUTF8(k)] = e.out
 			}
 		}
 		return encoded{out: out, empty: len(x) == 0}, nil
@@ -265,17 +342,73 @@ func (w walker) quantity(v any) (encoded, error) {
 	return encoded{out: q.String(), zero: q.mant.Sign() == 0}, nil
 }
 
-// quantityText is the text of a quantity member: a string as it is, a
-// number as JSON writes it.
+// quantityText is the text of a quantity member that resource.Quantity
+// parses: the JSON text between a string's quotes, not unescaped (a
+// json.RawMessage's as written; a Go string's as encoding/json writes it, so
+// a string holding a character JSON escapes is refused), a number's text.
 func quantityText(v any) (string, error) {
-	if s, ok := v.(string); ok {
-		return s, nil
+	switch x := v.(type) {
+	case string:
+		if needsEscape(x) {
+			b, _ := json.Marshal(x) // a string always marshals
+			return string(b[1 : len(b)-1]), nil
+		}
+		return x, nil
+	case json.RawMessage:
+		text := bytes.TrimSpace(x)
+		if len(text) >= 2 && text[0] == '"' && text[len(text)-1] == '"' {
+			return string(text[1 : len(text)-1]), nil
+		}
+		resolved, err := resolveRaw(x)
+		if err != nil {
+			return "", err
+		}
+		v = resolved
 	}
 	text, ok := numberText(v)
 	if !ok {
 		return "", typeError(v, "expected a quantity such as \"500m\" or \"2Gi\"")
 	}
 	return text, nil
+}
+
+// validUTF8 is s as a Go string reads back from the JSON encoding/json
+// writes for it: each byte that is not UTF-8 is U+FFFD.
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b.WriteRune(utf8.RuneError)
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// validKeys says whether every key of m is UTF-8 (it is its own JSON
+// key read back).
+func validKeys(m map[string]any) bool {
+	for k := range m {
+		if !utf8.ValidString(k) {
+			return false
+		}
+	}
+	return true
+}
+
+// needsEscape says whether encoding/json writes a string with an escape:
+// a control character, a quote, a backslash, &, <, >, U+2028, U+2029 or a
+// byte that is not UTF-8.
+func needsEscape(s string) bool {
+	return !utf8.ValidString(s) || strings.ContainsFunc(s, func(r rune) bool {
+		return r < 0x20 || r == '"' || r == '\\' || r == '&' || r == '<' || r == '>' || r == '\u2028' || r == '\u2029'
+	})
 }
 
 // readQuantity reads a quantity member as resource.Quantity reads it (null
@@ -359,53 +492,69 @@ func floatText(f float64) string {
 	return string(b)
 }
 
-// plainJSON turns a JSON-like tree into generic values (numbers as float64),
-// as encoding/json decodes any JSON value.
-func plainJSON(v any) (any, error) {
-	switch x := v.(type) {
-	case nil, string, bool:
-		return x, nil
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, item := range x {
-			p, err := plainJSON(item)
-			if err != nil {
-				return nil, firstError(x, func(item any) error { _, err := plainJSON(item); return err })
-			}
-			out[k] = p
-		}
-		return out, nil
-	case []any:
-		out := make([]any, len(x))
-		for i, item := range x {
-			p, err := plainJSON(item)
-			if err != nil {
-				return nil, inside(err, "["+strconv.Itoa(i)+"]")
-			}
-			out[i] = p
-		}
-		return out, nil
+// readRaw is what a reader of table type t reads for a json.RawMessage
+// (ReadJSONValue): the text itself for a quantity or a FieldsV1 (through
+// pointers).
+func readRaw(raw json.RawMessage, t int) (any, error) {
+	for corev1Types[t].kind == kindPointer {
+		t = corev1Types[t].elem
 	}
-	text, ok := numberText(v)
-	if !ok {
-		return nil, typeError(v, "expected a JSON value")
-	}
-	f, err := strconv.ParseFloat(text, 64)
-	if err != nil || math.IsInf(f, 0) {
-		return nil, &Error{Value: text, Reason: "a number beyond float64"}
-	}
-	return f, nil
+	k := corev1Types[t].kind
+	return ReadJSONValue(raw, k == kindQuantity || k == kindRawJSON)
 }
 
-// firstError is the error of the first member of m, in key order, that read
-// refuses: the same error whatever order the map is walked in.
-func firstError(m map[string]any, read func(any) error) error {
+// rawJSON is a metav1.FieldsV1 member as the typed form writes it: the JSON
+// text it was read from (a json.RawMessage as written; a tree of values as
+// encoding/json writes it), compacted and with &, < and > escaped as
+// encoding/json writes a Marshaler's text. A value no JSON holds is an
+// *Error.
+func rawJSON(v any) (json.RawMessage, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		if _, ok := v.(json.RawMessage); ok {
+			return nil, &Error{Value: shortText(v.(json.RawMessage)), Reason: "not JSON"}
+		}
+		return nil, firstRawError(v)
+	}
+	return b, nil
+}
+
+// firstRawError is the *Error of the first value in a tree that JSON
+// cannot hold (in key order), for rawJSON.
+func firstRawError(v any) error {
+	fails := func(item any) error {
+		if _, err := json.Marshal(item); err != nil {
+			return firstRawError(item)
+		}
+		return nil
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		return firstError(x, fails)
+	case []any:
+		for i, item := range x {
+			if err := fails(item); err != nil {
+				return inside(err, "["+strconv.Itoa(i)+"]")
+			}
+		}
+	}
+	return typeError(v, "expected a JSON value")
+}
+
+// sortedKeys are a map's keys in order.
+func sortedKeys(m map[string]any) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	for _, k := range keys {
+	return keys
+}
+
+// firstError is the error of the first member of m, in key order, that read
+// refuses: the same error whatever order the map is walked in.
+func firstError(m map[string]any, read func(any) error) error {
+	for _, k := range sortedKeys(m) {
 		if err := read(m[k]); err != nil {
 			return inside(err, "["+k+"]")
 		}

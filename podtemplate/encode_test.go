@@ -51,9 +51,9 @@ func TestRevisionDataRules(t *testing.T) {
 		{"times in UTC to the second; the zero time is null",
 			`{"metadata":{"creationTimestamp":"2024-01-02T03:04:05.9+02:00","deletionTimestamp":"0001-01-01T00:00:00Z"},"spec":{"containers":[{"name":"c"}]}}`,
 			`{"metadata":{"creationTimestamp":"2024-01-02T01:04:05Z","deletionTimestamp":null},"spec":{"containers":[{"name":"c","resources":{}}]}}`},
-		{"64-bit integers go through float64: beyond 2^53 they round",
-			`{"spec":{"activeDeadlineSeconds":9007199254740993,"containers":[{"name":"c"}],"priority":-2147483648}}`,
-			`{"metadata":{"creationTimestamp":null},"spec":{"activeDeadlineSeconds":9007199254740992,"containers":[{"name":"c","resources":{}}],"priority":-2147483648}}`},
+		{"integers are exact, beyond 2^53 too, to the ends of their range",
+			`{"metadata":{"generation":-9223372036854775808},"spec":{"activeDeadlineSeconds":9007199254740993,"containers":[{"name":"c"}],"priority":-2147483648,"terminationGracePeriodSeconds":9223372036854775807}}`,
+			`{"metadata":{"creationTimestamp":null,"generation":-9223372036854775808},"spec":{"activeDeadlineSeconds":9007199254740993,"containers":[{"name":"c","resources":{}}],"priority":-2147483648,"terminationGracePeriodSeconds":9223372036854775807}}`},
 		{"pointers keep a false, a zero and an empty struct",
 			`{"spec":{"automountServiceAccountToken":false,"containers":[{"name":"c","securityContext":{}}],"terminationGracePeriodSeconds":0}}`,
 			`{"metadata":{"creationTimestamp":null},"spec":{"automountServiceAccountToken":false,"containers":[{"name":"c","resources":{},"securityContext":{}}],"terminationGracePeriodSeconds":0}}`},
@@ -62,9 +62,9 @@ func TestRevisionDataRules(t *testing.T) {
 			`{"metadata":{"creationTimestamp":null},"spec":{"containers":[{"name":"c","resources":{}}],"volumes":[{"emptyDir":{},"name":"v"}]}}`},
 		{"member names are exact: a case variant is unknown",
 			`{"spec":{"containers":[{"name":"c","Image":"x"}],"NodeName":"n"}}`, minimal},
-		{"managed fields keep any JSON, numbers as float64",
+		{"managed fields keep any JSON as its text (a tree's as encoding/json writes it)",
 			`{"metadata":{"managedFields":[{"fieldsV1":{"f:a":{},"n":1.50,"m":[1e3]}}]},"spec":{"containers":[{"name":"c"}]}}`,
-			`{"metadata":{"creationTimestamp":null,"managedFields":[{"fieldsV1":{"f:a":{},"m":[1000],"n":1.5}}]},"spec":{"containers":[{"name":"c","resources":{}}]}}`},
+			`{"metadata":{"creationTimestamp":null,"managedFields":[{"fieldsV1":{"f:a":{},"m":[1e3],"n":1.50}}]},"spec":{"containers":[{"name":"c","resources":{}}]}}`},
 	} {
 		got, err := Encode(tree(t, c.in))
 		if err != nil {
@@ -157,5 +157,72 @@ func TestCheckReportsTheFirstKey(t *testing.T) {
 		if _, err := Encode(tree(t, doc)); err == nil || !strings.HasPrefix(err.Error(), "metadata.labels[a]: true") {
 			t.Fatalf("Encode: got %v", err)
 		}
+	}
+}
+
+// TestRevisionDataNumbersAreFloat64: Encode keeps integers exact, but the
+// revision data is upstream's generic round trip, whose numbers are
+// float64: beyond 2^53 an integer becomes the float64 nearest to it (2^63-1
+// is written 9223372036854776000), as upstream hashes it.
+func TestRevisionDataNumbersAreFloat64(t *testing.T) {
+	in := `{"spec":{"activeDeadlineSeconds":9007199254740993,"containers":[{"name":"c"}],"terminationGracePeriodSeconds":9223372036854775807}}`
+	got, err := RevisionData(tree(t, in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"spec":{"template":{"$patch":"replace","metadata":{"creationTimestamp":null},"spec":{"activeDeadlineSeconds":9007199254740992,"containers":[{"name":"c","resources":{}}],"terminationGracePeriodSeconds":9223372036854776000}}}}`
+	if string(got) != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+	typed, err := Encode(tree(t, in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := typed["spec"].(map[string]any)["activeDeadlineSeconds"]; n != int64(9007199254740993) {
+		t.Fatalf("Encode: activeDeadlineSeconds %#v, want int64 9007199254740993", n)
+	}
+}
+
+// TestFieldsV1KeepsItsText: a managed fields entry's fieldsV1 is
+// metav1.FieldsV1, which keeps the bytes it was read from: read by
+// DecodeJSON, its members keep their order and its numbers their text,
+// compacted and with &, < and > escaped as encoding/json writes a
+// Marshaler's text; a number beyond float64 is kept too. The revision
+// data is upstream's generic round trip of it: members sorted, numbers as
+// float64, and a number beyond float64 an error naming the member.
+func TestFieldsV1KeepsItsText(t *testing.T) {
+	in, err := DecodeJSON([]byte(`{"metadata":{"managedFields":[{"manager":"m","fieldsV1":{ "z" : 1.50, "a":[1e3, 9007199254740993],"<":"&" }}]},"spec":{"containers":[]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	typed, err := Encode(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := AppendJSON(nil, typed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"metadata":{"creationTimestamp":null,"managedFields":[{"manager":"m","fieldsV1":{"z":1.50,"a":[1e3,9007199254740993],"\u003c":"\u0026"}}]},"spec":{"containers":[]}}`
+	if string(got) != want {
+		t.Fatalf("AppendJSON:\n got %s\nwant %s", got, want)
+	}
+	data, err := RevisionData(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantData := `{"spec":{"template":{"$patch":"replace","metadata":{"creationTimestamp":null,"managedFields":[{"fieldsV1":{"\u003c":"\u0026","a":[1000,9007199254740992],"z":1.5},"manager":"m"}]},"spec":{"containers":[]}}}}`
+	if string(data) != wantData {
+		t.Fatalf("RevisionData:\n got %s\nwant %s", data, wantData)
+	}
+	beyond, err := DecodeJSON([]byte(`{"metadata":{"managedFields":[{"fieldsV1":{"n":1e400}}]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Check(beyond, ""); err != nil {
+		t.Errorf("Check: %v, want nil (FieldsV1 keeps the text)", err)
+	}
+	if _, err := RevisionData(beyond); err == nil || err.Error() != `metadata.managedFields[0].fieldsV1: {"n":1e400}: a number beyond float64` {
+		t.Errorf("RevisionData: %v", err)
 	}
 }

@@ -109,3 +109,35 @@ func ExampleDefaultClaimTemplate() {
 	// Output:
 	// {"metadata":{"creationTimestamp":null,"name":"data"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"10Gi"}}},"status":{"phase":"Pending"}}
 }
+
+// ExampleDecodedKey decides, as kruise's mutating webhook decides with
+// reflect.DeepEqual, whether an update changed the template: an empty
+// list for an absent one is a change that the typed JSON does not show.
+func ExampleDecodedKey() {
+	stored, _ := podtemplate.DecodeJSON([]byte(`{"spec":{"containers":[{"name":"web","image":"nginx:1.25"}]}}`))
+	update, _ := podtemplate.DecodeJSON([]byte(`{"spec":{"containers":[{"name":"web","image":"nginx:1.25","env":[]}]}}`))
+	a, _ := podtemplate.Encode(stored)
+	b, _ := podtemplate.Encode(update)
+	ja, _ := podtemplate.AppendJSON(nil, a)
+	jb, _ := podtemplate.AppendJSON(nil, b)
+	ka, _ := podtemplate.DecodedKey(stored)
+	kb, _ := podtemplate.DecodedKey(update)
+	fmt.Println("same JSON:", string(ja) == string(jb))
+	fmt.Println("same Go value:", ka == kb)
+	// Output:
+	// same JSON: true
+	// same Go value: false
+}
+
+// ExampleDecodeJSON reads a template keeping what the typed decoder reads
+// from the text: a fieldsV1's text, integers beyond 2^53.
+func ExampleDecodeJSON() {
+	tree, err := podtemplate.DecodeJSON([]byte(`{"metadata":{"managedFields":[{"fieldsV1":{"f:b":{},"f:a":{}}}]},"spec":{"activeDeadlineSeconds":9007199254740993,"containers":[]}}`))
+	if err != nil {
+		panic(err)
+	}
+	typed, _ := podtemplate.Encode(tree)
+	b, _ := podtemplate.AppendJSON(nil, typed)
+	fmt.Println(string(b))
+	// Output: {"metadata":{"creationTimestamp":null,"managedFields":[{"fieldsV1":{"f:b":{},"f:a":{}}}]},"spec":{"containers":[],"activeDeadlineSeconds":9007199254740993}}
+}

@@ -32,6 +32,21 @@ type quantity struct {
 	exp    int64
 	format quantityFormat
 	text   string
+	// held is how resource.Quantity holds the value it parsed, which
+	// reflect.DeepEqual compares (see held).
+	held heldQuantity
+}
+
+// heldQuantity is how resource.Quantity holds a parsed value in its
+// unexported fields: on the 64-bit path an int64Amount (value, scale), on
+// the general path an inf.Dec (sign, unscaled digits, scale), besides the
+// format and the kept text (quantity's own fields).
+type heldQuantity struct {
+	dec      bool
+	value    int64  // int64Amount.value, signed
+	neg      bool   // the inf.Dec's sign
+	unscaled string // the inf.Dec's unscaled magnitude: digits, "e", zeros
+	scale    int64  // int64Amount.scale (a power of ten), or the inf.Dec's scale (its negation)
 }
 
 // CanonicalQuantity returns a resource quantity as the Kubernetes API types
@@ -73,7 +88,7 @@ func parseQuantity(str string) (quantity, error) {
 		return quantity{}, errQuantityFormat
 	}
 	if str == "0" {
-		return quantity{mant: new(big.Int), text: str}, nil
+		return quantity{mant: new(big.Int), text: str}, nil // held: int64Amount{0, 0}
 	}
 	sc, err := scanQuantity(str)
 	if err != nil {
@@ -200,6 +215,10 @@ func fastQuantity(str string, sc quantityScan, exponent int32, format quantityFo
 		return quantity{}, false, nil
 	}
 	q := newQuantity(sc.negative, new(big.Int).SetInt64(n*mult), int64(scale), format)
+	q.held = heldQuantity{value: n * mult, scale: int64(scale)}
+	if sc.negative {
+		q.held.value = -q.held.value
+	}
 	// Upstream keeps the text when it already looks canonical.
 	digits := sc.whole + sc.fraction
 	switch format {
@@ -303,17 +322,29 @@ func slowQuantity(sc quantityScan, base, exponent int32, format quantityFormat) 
 	}
 	q := newQuantity(sc.negative, mant, exp, format)
 	if q.mant.Sign() == 0 {
+		// Not rounded: the inf.Dec keeps the scale it was read with.
+		q.held = heldQuantity{dec: true, unscaled: "0", scale: -int64(len(frac))}
+		if base == 10 {
+			q.held.scale += int64(exponent)
+		}
 		return q, nil
 	}
 	q.roundUp(-9)
+	// Rounded to nanos: the inf.Dec's scale is 9.
+	q.held = heldQuantity{dec: true, neg: q.neg, scale: -9}
 	if format == binarySI {
 		if q.cmpAbs(maxQuantity) > 0 {
 			q.mant, q.exp = new(big.Int).Set(maxQuantity), 0
+			q.held.scale = 0 // capped: the inf.Dec of 2^63-1
 		}
 		if q.cmpAbs(big.NewInt(1)) < 0 {
 			q.format = decimalSI // between 0 and 1: written as decimal
 		}
 	}
+	// The unscaled magnitude is mant×10^(exp-scale), mant without trailing
+	// zeros: written as its digits and its count of zeros, never expanded
+	// (an exponent can be as large as 2^31).
+	q.held.unscaled = q.mant.String() + "e" + strconv.FormatInt(q.exp-q.held.scale, 10)
 	return q, nil
 }
 

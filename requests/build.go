@@ -12,6 +12,7 @@ import (
 	"github.com/clonecore/cloneset/inplace"
 	"github.com/clonecore/cloneset/lifecycle"
 	"github.com/clonecore/cloneset/model"
+	"github.com/clonecore/cloneset/predownload"
 	"github.com/clonecore/cloneset/pvc"
 )
 
@@ -168,6 +169,8 @@ func afterStatus(r Request) bool {
 
 func actionObject(a model.Action) string {
 	switch {
+	case a.ImagePullJob != "":
+		return a.ImagePullJob
 	case a.Pod != "":
 		return a.Pod
 	case a.PVC != "":
@@ -186,6 +189,7 @@ type builder struct {
 	pods map[string]*model.Pod
 	pvcs map[string]*model.PVC
 	revs map[string]*model.Revision
+	jobs map[string]*model.ImagePullJob
 	// inPlace computes the in-place change of each pair of revisions once,
 	// however many pods the plan updates between them.
 	inPlace *inplace.RevisionIndex
@@ -204,6 +208,12 @@ func newBuilder(s *model.Scenario, plan *clonesetcore.Result) *builder {
 		pods: make(map[string]*model.Pod, len(s.Pods)),
 		pvcs: make(map[string]*model.PVC, len(s.PVCs)),
 		revs: make(map[string]*model.Revision, len(s.Revisions)+1),
+		jobs: make(map[string]*model.ImagePullJob, len(s.ImagePullJobs)),
+	}
+	for _, j := range s.ImagePullJobs {
+		if j != nil {
+			b.jobs[j.Name] = j
+		}
 	}
 	for _, p := range s.Pods {
 		if p != nil {
@@ -221,9 +231,18 @@ func newBuilder(s *model.Scenario, plan *clonesetcore.Result) *builder {
 		}
 	}
 	// The update revision the plan derived from spec.template (created by
-	// its CreateRevision action, or assumed to exist).
+	// its CreateRevision action, or assumed to exist), with the labels
+	// upstream gives it (the hash label names it in an ImagePullJob).
 	if _, ok := b.revs[plan.UpdateRevision]; !ok && plan.UpdateRevision != "" {
-		b.revs[plan.UpdateRevision] = &model.Revision{Name: plan.UpdateRevision, Template: b.cs.Spec.Template, HasTemplate: true}
+		derived := &model.Revision{Name: plan.UpdateRevision, Template: b.cs.Spec.Template, HasTemplate: true}
+		var start int32
+		if c := b.cs.Status.CollisionCount; c != nil {
+			start = *c
+		}
+		if rev, _, err := clonesetcore.NewRevision(b.cs, 0, start); err == nil {
+			derived.Labels = rev.Labels
+		}
+		b.revs[plan.UpdateRevision] = derived
 	}
 	return b
 }
@@ -273,6 +292,8 @@ func (b *builder) action(i int, a model.Action) error {
 		return nil
 	case model.ActionPatchPod:
 		return b.patchPod(a)
+	case model.ActionCreateImagePullJob, model.ActionLabelRevision, model.ActionDeleteImagePullJob:
+		return b.preDownload(a)
 	case model.ActionDeletePVC:
 		return b.deleteClaim(a.PVC)
 	case model.ActionSetPVCOwner:
@@ -374,6 +395,50 @@ func (b *builder) updateRevision(a model.Action) error {
 	}
 	b.emit(Request{Verb: VerbPatch, Resource: ResourceControllerRevisions, Name: r.Name, PatchType: PatchMerge,
 		Patch: b.mustJSON(patch), Preconditions: uidOnly(r.UID)})
+	return nil
+}
+
+// preDownload carries out the image pre-download actions
+// (docs/spec/image-predownload.md P7, P8), as upstream sends them, each
+// Tolerated: the ImagePullJob's create (predownload.NewObject, the bytes of
+// upstream's request body), the revision's mark as upstream's strategic
+// merge patch of its labels (no precondition, as upstream's), the job's
+// delete (with its uid as precondition, as every delete of the library).
+func (b *builder) preDownload(a model.Action) error {
+	switch a.Type {
+	case model.ActionCreateImagePullJob:
+		rev := b.revs[a.Revision]
+		if rev == nil || a.Revision != b.plan.UpdateRevision {
+			return fmt.Errorf("revision %s is not the plan's update revision %s", a.Revision, b.plan.UpdateRevision)
+		}
+		if want := predownload.JobName(a.Revision, a.Container); a.ImagePullJob != want {
+			return fmt.Errorf("the job of container %s is named %s", a.Container, want)
+		}
+		o, err := predownload.NewObject(b.cs, rev, predownload.Job{Name: a.ImagePullJob, Container: a.Container, Image: a.Image}).JSON()
+		if err != nil {
+			return err
+		}
+		b.emit(Request{Verb: VerbCreate, Resource: ResourceImagePullJobs, Name: a.ImagePullJob, Object: o, Tolerated: true})
+	case model.ActionLabelRevision:
+		if b.revs[a.Revision] == nil {
+			return fmt.Errorf("revision not in the scenario")
+		}
+		if len(a.SetLabels) == 0 {
+			return fmt.Errorf("no label to set")
+		}
+		labels := map[string]any{}
+		for k, v := range a.SetLabels {
+			labels[k] = v
+		}
+		b.emit(Request{Verb: VerbPatch, Resource: ResourceControllerRevisions, Name: a.Revision, PatchType: PatchStrategicMerge,
+			Patch: b.mustJSON(obj("metadata", obj("labels", labels))), Tolerated: true})
+	case model.ActionDeleteImagePullJob:
+		j := b.jobs[a.ImagePullJob]
+		if j == nil {
+			return fmt.Errorf("ImagePullJob not in the scenario")
+		}
+		b.emit(Request{Verb: VerbDelete, Resource: ResourceImagePullJobs, Name: j.Name, Preconditions: uidOnly(j.UID), Tolerated: true})
+	}
 	return nil
 }
 

@@ -14,6 +14,7 @@ var kubectlResource = map[Resource]string{
 	ResourcePersistentVolumeClaims: "pvc",
 	ResourceControllerRevisions:    "controllerrevision",
 	ResourceCloneSets:              "clonesets.apps.kruise.io",
+	ResourceImagePullJobs:          "imagepulljobs.apps.kruise.io",
 }
 
 // kubectlPatchType is kubectl patch's --type for each patch type.
@@ -56,6 +57,9 @@ func Kubectl(reqs []Request, plan *clonesetcore.Result) ([]byte, error) {
 				parts = append(parts, "resourceVersion "+p.ResourceVersion)
 			}
 			b.WriteString("# precondition: " + strings.Join(parts, ", ") + "\n")
+		}
+		if r.Tolerated {
+			b.WriteString("# upstream logs a failure of this request and goes on\n")
 		}
 		res, ok := kubectlResource[r.Resource]
 		if !ok {

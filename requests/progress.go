@@ -1,12 +1,14 @@
 package requests
 
 // Progress applies the rules by which a round's requests are sent (the
-// package doc's three rules), one request after the other: ShouldSend says
+// caller's contract of package clonesetcore, as the package doc applies it to
+// requests), one request after the other: ShouldSend says
 // whether the next request goes, Failed records that a sent one failed.
 // World.ApplyAll follows it, and so can a controller's sender, so that the
 // rules live in one place. The zero value is a round with no failure yet.
 type Progress struct {
 	stopped      bool         // an action request outside the batches failed
+	jobsStopped  bool         // a tolerated ImagePullJob delete failed
 	statusFailed bool         // the status write failed
 	batchFailed  bool         // a batch had a failure: failedBatch is the first
 	failedBatch  int          //
@@ -18,7 +20,9 @@ type Progress struct {
 // the status write failed; not an action request after a failed one outside
 // the batches; not a create of a later batch than one with a failure; not
 // the pod of a claim whose create failed (upstream's createOnePod returns
-// before the pod, scale-and-budgets 4.4). The status write is always sent.
+// before the pod, scale-and-budgets 4.4); not an ImagePullJob delete after a
+// failed one (upstream's DeleteJobsForWorkload returns at its first
+// failure). The status write is always sent.
 func (p *Progress) ShouldSend(r Request) bool {
 	status, trailing := r.IsStatusWrite(), afterStatus(r)
 	switch {
@@ -28,15 +32,22 @@ func (p *Progress) ShouldSend(r Request) bool {
 		return true
 	case p.stopped:
 		return false
+	case r.Tolerated && isJobDelete(r):
+		return !p.jobsStopped
 	case r.Batch >= 0:
 		return !(p.batchFailed && r.Batch > p.failedBatch) && !p.failedCreate[r.Action]
 	}
 	return true
 }
 
-// Failed records that r was sent and failed.
+// Failed records that r was sent and failed. A Tolerated request stops
+// nothing but the later ImagePullJob deletes, when it is one.
 func (p *Progress) Failed(r Request) {
 	switch {
+	case r.Tolerated:
+		if isJobDelete(r) {
+			p.jobsStopped = true
+		}
 	case r.IsStatusWrite():
 		p.statusFailed = true
 	case r.Batch >= 0:
@@ -51,3 +62,6 @@ func (p *Progress) Failed(r Request) {
 		p.stopped = true
 	}
 }
+
+// isJobDelete reports whether r deletes an ImagePullJob.
+func isJobDelete(r Request) bool { return r.Resource == ResourceImagePullJobs && r.Verb == VerbDelete }

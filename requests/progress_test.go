@@ -21,6 +21,11 @@ func TestProgress(t *testing.T) {
 	status := requests.Request{Verb: requests.VerbPatch, Resource: requests.ResourceCloneSets, Subresource: requests.SubresourceStatus, Batch: -1, Action: -1}
 	podsToDelete := requests.Request{Verb: requests.VerbPatch, Resource: requests.ResourceCloneSets, Batch: -1, Action: 9}
 	history := requests.Request{Verb: requests.VerbDelete, Resource: requests.ResourceControllerRevisions, Batch: -1, Action: 10}
+	jobCreate := requests.Request{Verb: requests.VerbCreate, Resource: requests.ResourceImagePullJobs, Batch: -1, Action: 0, Tolerated: true}
+	mark := requests.Request{Verb: requests.VerbPatch, Resource: requests.ResourceControllerRevisions, Batch: -1, Action: 1, Tolerated: true}
+	jobDelete := func(action int) requests.Request {
+		return requests.Request{Verb: requests.VerbDelete, Resource: requests.ResourceImagePullJobs, Batch: -1, Action: action, Tolerated: true}
+	}
 	for _, tc := range []struct {
 		name   string
 		failed []requests.Request
@@ -39,6 +44,12 @@ func TestProgress(t *testing.T) {
 		{"podsToDelete after a failed status write", []requests.Request{status}, podsToDelete, false},
 		{"history after a failed status write", []requests.Request{status}, history, false},
 		{"an action after a failed trailing request", []requests.Request{history}, patch(1), true},
+		{"an action after a failed ImagePullJob create", []requests.Request{jobCreate}, patch(2), true},
+		{"the mark after a failed ImagePullJob create", []requests.Request{jobCreate}, mark, true},
+		{"a create after a failed mark", []requests.Request{mark}, pod(0, 2), true},
+		{"an ImagePullJob delete after a failed one", []requests.Request{jobDelete(0)}, jobDelete(1), false},
+		{"an action after a failed ImagePullJob delete", []requests.Request{jobDelete(0)}, patch(2), true},
+		{"an ImagePullJob delete after a failed revision write", []requests.Request{patch(0)}, jobDelete(1), false},
 	} {
 		var p requests.Progress
 		for _, f := range tc.failed {

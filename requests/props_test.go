@@ -109,6 +109,13 @@ func worldFrom(d *decisions) *model.Scenario {
 	}
 	o.States = worldgen.States{PreparingDelete: pct(10), PreparingUpdate: pct(10), Updating: pct(10), Updated: pct(10)}
 	o.Readiness = worldgen.Readiness{Unscheduled: pct(10), Pending: pct(10), NotReady: pct(10), Maturing: pct(10)}
+	// Image pre-download: the gate and jobs of the CloneSet.
+	if next(2) == 1 {
+		g := model.DefaultFeatureGates()
+		g.PreDownloadImageForInPlaceUpdate = true
+		o.Gates = &g
+	}
+	o.ImagePullJobs = next(3)
 	return worldgen.Generate(o)
 }
 
@@ -274,8 +281,15 @@ func wellFormed(r requests.Request, actions int, resize bool) error {
 	}
 	switch r.Resource {
 	case requests.ResourcePods, requests.ResourcePersistentVolumeClaims, requests.ResourceControllerRevisions, requests.ResourceCloneSets:
+	case requests.ResourceImagePullJobs:
+		if r.Verb == requests.VerbPatch {
+			return fmt.Errorf("the controller never patches an ImagePullJob")
+		}
 	default:
 		return fmt.Errorf("unknown resource")
+	}
+	if r.Tolerated != (r.Resource == requests.ResourceImagePullJobs || r.Resource == requests.ResourceControllerRevisions && r.PatchType == requests.PatchStrategicMerge) {
+		return fmt.Errorf("tolerated %v: only the image pre-download writes are", r.Tolerated)
 	}
 	switch {
 	case r.Subresource == "":

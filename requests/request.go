@@ -31,6 +31,9 @@ const (
 	ResourcePersistentVolumeClaims Resource = "persistentvolumeclaims"
 	ResourceControllerRevisions    Resource = "controllerrevisions"
 	ResourceCloneSets              Resource = "clonesets"
+	// ResourceImagePullJobs are OpenKruise's ImagePullJobs, written as
+	// apps.kruise.io/v1beta1 (the image pre-download of in-place updates).
+	ResourceImagePullJobs Resource = "imagepulljobs"
 )
 
 // The subresources a CloneSet controller writes.
@@ -115,6 +118,12 @@ type Request struct {
 	// Action is the index, in the plan's actions, of the action the request
 	// carries out; -1 for the status write, which no action names.
 	Action int `json:"action"`
+	// Tolerated is set on the requests of the image pre-download (an
+	// ImagePullJob's create or delete, a revision's mark): upstream logs
+	// their failure and goes on, so a failure ends no other request, except
+	// that a failed ImagePullJob delete skips the later ones
+	// (docs/spec/image-predownload.md P8, Progress).
+	Tolerated bool `json:"tolerated,omitempty"`
 }
 
 // IsStatusWrite reports whether the request is the round's write of the

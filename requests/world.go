@@ -50,7 +50,8 @@ func ReasonOf(err error) Reason {
 // applies requests to model objects as the API server applies them to the
 // real ones, for the writes Build produces (creates, deletes, merge and
 // strategic merge patches of the fields the controller writes, JSON patches
-// of owner references, the status subresource, a pod's resize subresource).
+// of owner references, the status subresource, a pod's resize subresource,
+// the ImagePullJobs and the revision marks of the image pre-download).
 // A patch touching a field the model does not hold is refused
 // (ReasonInvalid), so a request that would be lost in memory never passes
 // silently; so is a pod patch a real server of ServerVersion refuses: from
@@ -65,6 +66,9 @@ type World struct {
 	Pods      map[string]*model.Pod
 	PVCs      map[string]*model.PVC
 	Revisions []*model.Revision
+	// ImagePullJobs are the ImagePullJobs of the CloneSet's namespace, by
+	// name (created when nil).
+	ImagePullJobs map[string]*model.ImagePullJob
 	// Now is the time deletions and creations are stamped with.
 	Now time.Time
 	// AdmitPod, when set, is called with every pod about to be created (an
@@ -108,6 +112,14 @@ func NewWorld(s *model.Scenario) *World {
 			w.Revisions = append(w.Revisions, r.DeepCopy())
 		}
 	}
+	for _, j := range s.ImagePullJobs {
+		if j != nil {
+			if w.ImagePullJobs == nil {
+				w.ImagePullJobs = map[string]*model.ImagePullJob{}
+			}
+			w.ImagePullJobs[j.Name] = j.DeepCopy()
+		}
+	}
 	return w
 }
 
@@ -125,6 +137,9 @@ func (w *World) Scenario(base *model.Scenario) *model.Scenario {
 		s.PVCs = append(s.PVCs, w.PVCs[name])
 	}
 	s.Revisions = model.SortRevisions(w.Revisions)
+	for _, name := range model.SortedKeys(w.ImagePullJobs) {
+		s.ImagePullJobs = append(s.ImagePullJobs, w.ImagePullJobs[name])
+	}
 	return s
 }
 
@@ -242,6 +257,18 @@ func (w *World) create(r Request, fail failFunc) error {
 		}
 		w.stamp(x.Name, &x.UID, &x.ResourceVersion)
 		w.Revisions = append(w.Revisions, x)
+	case *model.ImagePullJob:
+		if r.Resource != ResourceImagePullJobs || x.Name != r.Name {
+			return fail(ReasonInvalid, "the object is ImagePullJob %s", x.Name)
+		}
+		if _, taken := w.ImagePullJobs[x.Name]; taken {
+			return fail(ReasonAlreadyExists, "ImagePullJob %s already exists", x.Name)
+		}
+		if w.ImagePullJobs == nil {
+			w.ImagePullJobs = map[string]*model.ImagePullJob{}
+		}
+		w.stamp(x.Name, &x.UID, &x.ResourceVersion)
+		w.ImagePullJobs[x.Name] = x
 	default:
 		return fail(ReasonInvalid, "cannot create a %T", o)
 	}
@@ -281,7 +308,8 @@ func check(r Request, uid, rv string, fail failFunc) error {
 }
 
 // find returns the object a delete or patch names (one of *model.Pod,
-// *model.PVC, *model.Revision, *model.CloneSet) once its preconditions hold.
+// *model.PVC, *model.Revision, *model.CloneSet, *model.ImagePullJob) once its
+// preconditions hold.
 func (w *World) find(r Request, fail failFunc) (any, error) {
 	var obj any
 	var uid, rv string
@@ -301,6 +329,10 @@ func (w *World) find(r Request, fail failFunc) (any, error) {
 	case ResourceCloneSets:
 		if cs := w.CloneSet; cs != nil && cs.Name == r.Name {
 			obj, uid, rv = cs, cs.UID, cs.ResourceVersion
+		}
+	case ResourceImagePullJobs:
+		if j := w.ImagePullJobs[r.Name]; j != nil {
+			obj, uid, rv = j, j.UID, j.ResourceVersion
 		}
 	default:
 		return nil, fail(ReasonInvalid, "cannot %s %s", r.Verb, r.Resource)
@@ -330,6 +362,8 @@ func (w *World) delete(r Request, fail failFunc) error {
 		delete(w.PVCs, x.Name)
 	case *model.Revision:
 		w.Revisions = slices.DeleteFunc(slices.Clone(w.Revisions), func(y *model.Revision) bool { return y == x })
+	case *model.ImagePullJob:
+		delete(w.ImagePullJobs, x.Name)
 	default:
 		return fail(ReasonInvalid, "cannot delete %s", r.Resource)
 	}
@@ -387,10 +421,15 @@ func (w *World) patch(r Request, fail failFunc) error {
 		x.OwnerReferences = refs
 		x.ResourceVersion = w.nextVersion()
 	case *model.Revision:
+		if r.PatchType != PatchMerge && r.PatchType != PatchStrategicMerge {
+			return fail(ReasonInvalid, "patch type %s of a ControllerRevision", r.PatchType)
+		}
 		if err := patchRevision(x, body); err != nil {
 			return fail(ReasonInvalid, "%v", err)
 		}
 		x.ResourceVersion = w.nextVersion()
+	case *model.ImagePullJob:
+		return fail(ReasonInvalid, "the in-memory world does not patch ImagePullJobs")
 	case *model.CloneSet:
 		switch {
 		case r.PatchType == PatchStrategicMerge:
@@ -811,8 +850,9 @@ func refList(v any) ([]model.OwnerReference, error) {
 	return out, nil
 }
 
-// patchRevision applies a merge patch of a ControllerRevision's revision
-// number and annotations.
+// patchRevision applies a merge (or strategic merge) patch of a
+// ControllerRevision's revision number, labels and annotations (maps of
+// strings: the two patch types merge them alike).
 func patchRevision(x *model.Revision, body any) error {
 	top, err := members(body, "patch")
 	if err != nil {
@@ -833,7 +873,10 @@ func patchRevision(x *model.Revision, body any) error {
 		if err != nil {
 			return err
 		}
-		if err := only(meta, "metadata", "annotations"); err != nil {
+		if err := only(meta, "metadata", "labels", "annotations"); err != nil {
+			return err
+		}
+		if err := mergeStrings(&x.Labels, orEmpty(meta["labels"]), "metadata.labels"); err != nil {
 			return err
 		}
 		return mergeStrings(&x.Annotations, orEmpty(meta["annotations"]), "metadata.annotations")

@@ -8,6 +8,7 @@
 #   CHECKS=20000 FUZZTIME=3m scripts/soak.sh          # the whole soak
 #   ONLY=rapid scripts/soak.sh                        # properties only
 #   ONLY=fuzz FUZZTIME=30s scripts/soak.sh            # fuzz targets only
+#   SKIP='clonesetcore|sim' scripts/soak.sh           # packages or targets left out
 #
 # It prints one line per package or target (ok / FAIL and the time it took)
 # and exits 1 when anything failed.
@@ -16,6 +17,7 @@ cd "$(dirname "$0")/.."
 CHECKS=${CHECKS:-20000}
 FUZZTIME=${FUZZTIME:-3m}
 ONLY=${ONLY:-}
+SKIP=${SKIP:-}
 LOG=${LOG:-/tmp/cloneset-soak}
 mkdir -p "$LOG"
 status=0
@@ -24,6 +26,10 @@ status=0
 run() {
   local name=$1 dir=$2
   shift 2
+  if [[ -n "$SKIP" && "$name" =~ $SKIP ]]; then
+    echo "skip $name"
+    return
+  fi
   local start=$SECONDS
   if (cd "$dir" && "$@") >"$LOG/$name.log" 2>&1; then
     echo "ok   $name ($((SECONDS - start))s)"
@@ -33,11 +39,15 @@ run() {
   fi
 }
 
-# The packages whose tests hold rapid properties: every test of each runs,
-# each rapid.Check with CHECKS cases.
+# The packages of module DIR (nested modules are their own) whose tests
+# hold rapid properties: every test of each runs, each rapid.Check with
+# CHECKS cases.
 rapid_packages() { # dir
-  (cd "$1" && grep -rl --include='*_test.go' -E 'rapid\.(Check|MakeCheck)' . |
-    grep -v '/testdata/' | xargs -n1 dirname | sort -u)
+  (cd "$1" && go list -f '{{.Dir}}' ./... | while read -r d; do
+    if grep -lqE 'rapid\.(Check|MakeCheck)' "$d"/*_test.go 2>/dev/null; then
+      echo ".${d#"$PWD"}"
+    fi
+  done)
 }
 
 if [[ "$ONLY" != fuzz ]]; then
@@ -46,17 +56,22 @@ if [[ "$ONLY" != fuzz ]]; then
       name="rapid ${mod#./}/${pkg#./}"
       name=${name// /_}
       name=${name//\//_}
-      run "$name" "$mod" go test -count=1 -timeout 0 "$pkg" -rapid.checks="$CHECKS"
+      run "$name" "$mod" go test -count=1 -timeout 0 -v "$pkg" -rapid.checks="$CHECKS"
+      # One line per property: its test and what rapid says of it.
+      awk '/^=== RUN/ {t=$3} /\[rapid\] (OK|failed|panic)/ {sub(/^.*\[rapid\] /, ""); print "       " t ": " $0}' "$LOG/$name.log"
     done
   done
 fi
 
 if [[ "$ONLY" != rapid ]]; then
-  # Every fuzz target of the root module, found by name.
-  while IFS=: read -r file target; do
-    pkg=./$(dirname "$file")
-    run "fuzz_${target}" . go test -run='^$' -fuzz="^${target}\$" -fuzztime="$FUZZTIME" "$pkg"
-  done < <(grep -roE --include='*_test.go' '^func Fuzz[A-Za-z0-9_]+' . |
-    sed -E 's|^\./||; s|:func |:|' | sort)
+  # Every fuzz target of each module, found by name.
+  for mod in . examples/kubecontroller; do
+    while IFS=: read -r file target; do
+      run "fuzz_${target}" "$mod" go test -run='^$' -fuzz="^${target}\$" -fuzztime="$FUZZTIME" "./$(dirname "$file")"
+    done < <(cd "$mod" && go list -f '{{.Dir}}' ./... | while read -r d; do
+      grep -oE '^func Fuzz[A-Za-z0-9_]+' "$d"/*_test.go 2>/dev/null |
+        sed -E "s|^$PWD/||; s|:func |:|"
+    done | sort)
+  done
 fi
 exit $status

@@ -78,7 +78,9 @@ func (r *ApplyReport) Failures() []ActionResult {
 //  1. the requests of the actions in order (requests.ByAction), revision
 //     bookkeeping first (CreateRevision, UpdateRevision: LSV 2.3). The
 //     creates of one batch are all attempted; after a batch with a failure no
-//     later batch starts. Any other failure ends the actions: later ones are
+//     later batch starts. The failure of an image pre-download action ends
+//     nothing (but the later DeleteImagePullJobs after a failed one: upstream
+//     logs it and goes on). Any other failure ends the actions: later ones are
 //     skipped;
 //  2. the status, unless the plan says the write is skipped, then, if it
 //     succeeded, the requests upstream sends only after it (the podsToDelete
@@ -115,7 +117,7 @@ func (c *Cluster) Apply(plan *clonesetcore.Result) ApplyReport {
 		trailing--
 	}
 	failedBatch := -1
-	stop := false
+	stop, jobsStopped := false, false
 	for i := 0; i < trailing; i++ {
 		a := plan.Actions[i]
 		res := &rep.Results[i]
@@ -126,16 +128,24 @@ func (c *Cluster) Apply(plan *clonesetcore.Result) ApplyReport {
 		case a.Type == model.ActionCreatePod && failedBatch >= 0 && a.Batch > failedBatch:
 			res.Skipped = true
 			continue
+		case a.Type == model.ActionDeleteImagePullJob && jobsStopped:
+			res.Skipped = true
+			continue
 		}
 		if c.carryOut(w, a, each.Actions[i], each.Errors[i], res) {
 			rep.Changed = true
 			continue
 		}
-		if a.Type == model.ActionCreatePod {
+		switch {
+		case a.Type == model.ActionCreatePod:
 			if failedBatch < 0 {
 				failedBatch = a.Batch
 			}
-		} else {
+		case model.ToleratesFailure(a.Type):
+			// Upstream logs it and goes on; a failed job delete ends the
+			// job deletes (docs/spec/image-predownload.md P8).
+			jobsStopped = jobsStopped || a.Type == model.ActionDeleteImagePullJob
+		default:
 			stop = true
 		}
 	}
@@ -175,6 +185,9 @@ func (c *Cluster) Apply(plan *clonesetcore.Result) ApplyReport {
 // only (the request builder reads it).
 func (c *Cluster) view() *model.Scenario {
 	s := &model.Scenario{Now: c.now, Gates: c.gates, Controller: c.controller, CloneSet: c.cs, Revisions: c.revisions}
+	for _, n := range model.SortedKeys(c.jobs) {
+		s.ImagePullJobs = append(s.ImagePullJobs, c.jobs[n])
+	}
 	for _, name := range c.podNames() {
 		s.Pods = append(s.Pods, c.pods[name])
 	}
@@ -194,7 +207,7 @@ func requestsAfterStatus(a model.Action) bool {
 // the cluster's own objects, with the Kruise pod webhook as admission.
 func (c *Cluster) apiWorld() *requests.World {
 	return &requests.World{
-		CloneSet: c.cs, Pods: c.pods, PVCs: c.pvcs, Revisions: c.revisions, Now: c.now,
+		CloneSet: c.cs, Pods: c.pods, PVCs: c.pvcs, Revisions: c.revisions, ImagePullJobs: c.jobs, Now: c.now,
 		GracefulPodDeletion: true,
 		AdmitPod: func(p *model.Pod) error {
 			// The Kruise pod webhook injects the KruisePodReady readiness

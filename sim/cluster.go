@@ -33,6 +33,7 @@ type Cluster struct {
 	pods        map[string]*model.Pod
 	pvcs        map[string]*model.PVC
 	revisions   []*model.Revision
+	jobs        map[string]*model.ImagePullJob
 	nodes       []*node
 	world       World
 	rng         *rand.Rand
@@ -68,7 +69,7 @@ func NewCluster(scn *model.Scenario, w World) (*Cluster, error) {
 	c := &Cluster{
 		start: scn.Now, now: scn.Now, description: scn.Description,
 		cs: scn.CloneSet.DeepCopy(), gates: scn.Gates, controller: scn.Controller,
-		pods: map[string]*model.Pod{}, pvcs: map[string]*model.PVC{},
+		pods: map[string]*model.Pod{}, pvcs: map[string]*model.PVC{}, jobs: map[string]*model.ImagePullJob{},
 		world: w, rng: rand.New(rand.NewPCG(w.Seed, w.Seed^0x9e3779b97f4a7c15)),
 		states: map[string]*podState{},
 	}
@@ -95,6 +96,11 @@ func NewCluster(scn *model.Scenario, w World) (*Cluster, error) {
 		}
 	}
 	c.revisions = model.SortRevisions(c.revisions)
+	for _, j := range scn.ImagePullJobs {
+		if j != nil {
+			c.jobs[j.Name] = j.DeepCopy()
+		}
+	}
 	if len(c.revisions) == 0 {
 		if err := c.firstRevision(); err != nil {
 			return nil, fmt.Errorf("sim: %w", err)
@@ -190,8 +196,18 @@ func (c *Cluster) Revisions() []*model.Revision {
 	return out
 }
 
+// ImagePullJobs returns copies of the ImagePullJobs (the image pre-download
+// of in-place updates), sorted by name.
+func (c *Cluster) ImagePullJobs() []*model.ImagePullJob {
+	out := make([]*model.ImagePullJob, 0, len(c.jobs))
+	for _, n := range model.SortedKeys(c.jobs) {
+		out = append(out, c.jobs[n].DeepCopy())
+	}
+	return out
+}
+
 // Snapshot returns what one reconcile sees: a deep copy of the CloneSet, its
-// pods, PVCs, revisions and the nodes still in the cluster, at the cluster's
+// pods, PVCs, revisions, ImagePullJobs and the nodes still in the cluster, at the cluster's
 // clock, with the scenario's gates and controller flags. It shares nothing with
 // the cluster.
 func (c *Cluster) Snapshot() *model.Scenario {
@@ -202,6 +218,7 @@ func (c *Cluster) Snapshot() *model.Scenario {
 	s.Pods = c.Pods()
 	s.PVCs = c.PVCs()
 	s.Revisions = c.Revisions()
+	s.ImagePullJobs = c.ImagePullJobs()
 	for _, n := range c.nodes {
 		if !n.gone {
 			s.Nodes = append(s.Nodes, &model.Node{Name: n.obj.Name, Labels: maps.Clone(n.obj.Labels)})

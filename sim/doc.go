@@ -5,8 +5,8 @@
 //
 // # The cluster
 //
-// A Cluster holds one CloneSet with its pods, PVCs, ControllerRevisions and
-// nodes. Cluster.Apply carries out a plan only through the API requests of
+// A Cluster holds one CloneSet with its pods, PVCs, ControllerRevisions,
+// ImagePullJobs and nodes. Cluster.Apply carries out a plan only through the API requests of
 // package requests, the same writes a real controller sends to the newest
 // API servers (requests.ByAction applied to a requests.World over the
 // cluster's objects, which refuses a pod patch that changes container
@@ -16,7 +16,9 @@
 // gate and PreparingNormal state the controller writes (scale-and-budgets
 // 4.4, LSV 1.5 W3), deletes, lifecycle writes with the KruisePodReady NotReady
 // policy (LSV 1.4), in-place updates (update-and-ordering 4.5), recreate
-// marks, the status write and what follows it. The cluster itself plays the
+// marks, the ImagePullJobs of the image pre-download and the revision marks
+// (objects of the cluster that nothing reacts to: the images are not
+// modelled, so pods are not affected), the status write and what follows it. The cluster itself plays the
 // Kruise pod webhook, which adds the KruisePodReady readiness gate to new
 // pods, and the kubelet, which makes a deleted pod terminate and disappear
 // after a grace time, once its finalizers are gone. Before sending an action's
@@ -119,6 +121,13 @@
 //   - status-counts: the plan's replicas, readyReplicas, availableReplicas,
 //     updatedReplicas, updatedReadyReplicas and updatedAvailableReplicas equal
 //     the simulator's own count over the same snapshot.
+//   - image-pull-jobs: image pre-download writes (CreateImagePullJob,
+//     LabelRevision, DeleteImagePullJob) only with the
+//     PreDownloadImageForInPlaceUpdate gate on, none for an update revision
+//     marked before the round; a job the round created is in the cluster
+//     after it, pulling the image spec.template gives its container; once the
+//     rollout is done no job of the CloneSet is left after a round whose
+//     deletes applied.
 //
 // A violated invariant is recorded in the round's Step and in the Result's
 // InvariantReport; the run goes on. A violation means the planner (or this

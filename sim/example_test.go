@@ -79,6 +79,7 @@ func ExampleVerify() {
 	// ok      determinism                    1 check
 	// ok      actions-apply                  17 checks
 	// ok      status-counts                  17 checks
+	// ok      image-pull-jobs                17 checks
 }
 
 func int32p(v int32) *int32 { return &v }

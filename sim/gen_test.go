@@ -207,6 +207,9 @@ func genWorld(d draw, faults bool) (*model.Scenario, Config) {
 		}
 		cfg.MaxSteps = 400
 	}
+	// Drawn last, so that the earlier draws of recorded inputs keep their
+	// meaning.
+	scn.Gates.PreDownloadImageForInPlaceUpdate = d("gate.predownload", 0, 1) == 1
 	return scn, cfg
 }
 

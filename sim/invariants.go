@@ -21,6 +21,7 @@ const (
 	InvDeterminism    = "determinism"
 	InvActionsApply   = "actions-apply"
 	InvStatusCounts   = "status-counts"
+	InvImagePullJobs  = "image-pull-jobs"
 )
 
 // InvariantInfo names an invariant and states it.
@@ -42,6 +43,7 @@ func Invariants() []InvariantInfo {
 		{InvDeterminism, "two runs of the same scenario, configuration and seed produce the same trace, byte for byte (same digest)"},
 		{InvActionsApply, "every action applies to the cluster the plan was computed from: its objects exist, a pod is in the state the action starts from, a created name is free (except the instance-id collision upstream has too, scale-and-budgets 5.5), the markPodNotReady flag is the effective one, and the plan's update revision is the ControllerRevision of spec.template"},
 		{InvStatusCounts, "every round: the plan's replicas, readyReplicas, availableReplicas, updatedReplicas, updatedReadyReplicas and updatedAvailableReplicas equal the simulator's own count over the same snapshot"},
+		{InvImagePullJobs, "every round: image pre-download writes only with the PreDownloadImageForInPlaceUpdate gate on, none for an update revision marked (created or ignored) before the round; an ImagePullJob the round created is in the cluster after it, pulling the image spec.template gives its container; and once the rollout is done (the plan's current revision is its update revision) no ImagePullJob of the CloneSet is left after a round whose deletes all applied"},
 	}
 }
 
@@ -222,9 +224,9 @@ func (c *checker) checkRound(step int, before *model.Scenario, plan *clonesetcor
 	cs := before.CloneSet
 	obsB := observedPods(cs, before.Pods)
 	obsA := observedPods(after.CloneSet, after.Pods)
-	r, s, u := budgetOf(cs)
-	s = max(s, 0) // a maxSurge resolved below 0 allows no surge pods, not fewer replicas (scale-and-budgets 3.2)
-	x := partition.ExcludePreparingDelete(cs, before.Controller)
+	replicas, maxSurge, maxUnavailable := budgetOf(cs)
+	maxSurge = max(maxSurge, 0) // a maxSurge resolved below 0 allows no surge pods, not fewer replicas (scale-and-budgets 3.2)
+	excludePreparingDelete := partition.ExcludePreparingDelete(cs, before.Controller)
 	stateB := map[string]string{}
 	for _, p := range obsB {
 		stateB[p.Name] = p.Labels[model.LabelLifecycleState]
@@ -240,12 +242,12 @@ func (c *checker) checkRound(step int, before *model.Scenario, plan *clonesetcor
 	}
 	counted := 0
 	for _, p := range obsB {
-		if !(x && stateB[p.Name] == model.StatePreparingDelete) {
+		if !(excludePreparingDelete && stateB[p.Name] == model.StatePreparingDelete) {
 			counted++
 		}
 	}
-	if created > 0 && counted+created > r+s {
-		out = append(out, c.fail(InvMaxPods, step, now, "%d pods counted + %d created > replicas %d + maxSurge %d", counted, created, r, s))
+	if created > 0 && counted+created > replicas+maxSurge {
+		out = append(out, c.fail(InvMaxPods, step, now, "%d pods counted + %d created > replicas %d + maxSurge %d", counted, created, replicas, maxSurge))
 	}
 	kept := func(sc *model.Scenario, obs []*model.Pod) int {
 		n := 0
@@ -256,32 +258,32 @@ func (c *checker) checkRound(step int, before *model.Scenario, plan *clonesetcor
 		}
 		return n
 	}
-	if kb, ka := kept(before, obsB), kept(after, obsA); ka > max(kb, r+s) {
-		out = append(out, c.fail(InvMaxPods, step, now, "pods neither PreparingDelete nor specified-delete grew from %d to %d, above replicas %d + maxSurge %d", kb, ka, r, s))
+	if keptBefore, keptAfter := kept(before, obsB), kept(after, obsA); keptAfter > max(keptBefore, replicas+maxSurge) {
+		out = append(out, c.fail(InvMaxPods, step, now, "pods neither PreparingDelete nor specified-delete grew from %d to %d, above replicas %d + maxSurge %d", keptBefore, keptAfter, replicas, maxSurge))
 	}
 
 	// update-budget.
 	c.checked(InvUpdateBudget)
-	m := cs.Spec.MinReadySeconds
+	minReady := cs.Spec.MinReadySeconds
 	availB, hidden := 0, 0
 	for _, p := range obsB {
-		av := simAvailable(p, m, now)
-		if av {
+		available := simAvailable(p, minReady, now)
+		if available {
 			availB++
 		}
-		if !av && stateB[p.Name] != model.StatePreparingDelete && specifiedDelete(cs, p) {
+		if !available && stateB[p.Name] != model.StatePreparingDelete && specifiedDelete(cs, p) {
 			hidden++
 		}
 	}
 	availA := 0
 	for _, p := range obsA {
-		if simAvailable(p, m, now) {
+		if simAvailable(p, minReady, now) {
 			availA++
 		}
 	}
-	if floor := min(availB, r-u-hidden); availA < floor {
+	if floor := min(availB, replicas-maxUnavailable-hidden); availA < floor {
 		out = append(out, c.fail(InvUpdateBudget, step, now, "available pods went from %d to %d, below min(%d, replicas %d - maxUnavailable %d - %d unavailable specified-delete pods) = %d (actions: %s)",
-			availB, availA, availB, r, u, hidden, floor, actionSummary(plan.Actions)))
+			availB, availA, availB, replicas, maxUnavailable, hidden, floor, actionSummary(plan.Actions)))
 	}
 
 	// preparing-delete-not-updated.
@@ -316,7 +318,7 @@ func (c *checker) checkRound(step int, before *model.Scenario, plan *clonesetcor
 	var want clonesetcore.Status
 	for _, p := range obsB {
 		want.Replicas++
-		ready, avail := simReady(p), simAvailable(p, m, now)
+		ready, avail := simReady(p), simAvailable(p, minReady, now)
 		upd := revMatch(p.Labels[model.LabelRevisionHash], plan.UpdateRevision)
 		if ready {
 			want.ReadyReplicas++
@@ -334,11 +336,83 @@ func (c *checker) checkRound(step int, before *model.Scenario, plan *clonesetcor
 			}
 		}
 	}
+	// image-pull-jobs.
+	c.checked(InvImagePullJobs)
+	out = append(out, c.checkImagePullJobs(step, before, plan, rep, after)...)
+
 	got := plan.Status
 	if got.Replicas != want.Replicas || got.ReadyReplicas != want.ReadyReplicas || got.AvailableReplicas != want.AvailableReplicas ||
 		got.UpdatedReplicas != want.UpdatedReplicas || got.UpdatedReadyReplicas != want.UpdatedReadyReplicas ||
 		got.UpdatedAvailableReplicas != want.UpdatedAvailableReplicas {
 		out = append(out, c.fail(InvStatusCounts, step, now, "plan status %s, simulator counts %s", countsText(got), countsText(want)))
+	}
+	return out
+}
+
+// checkImagePullJobs is InvImagePullJobs for one round.
+func (c *checker) checkImagePullJobs(step int, before *model.Scenario, plan *clonesetcore.Result, rep *ApplyReport, after *model.Scenario) []Violation {
+	var out []Violation
+	now := before.Now
+	fail := func(format string, args ...any) {
+		out = append(out, c.fail(InvImagePullJobs, step, now, format, args...))
+	}
+	marked := ""
+	for _, r := range before.Revisions {
+		if r.Name != plan.UpdateRevision {
+			continue
+		}
+		for _, k := range []string{model.LabelImagePreDownloadCreated, model.LabelImagePreDownloadIgnored} {
+			if _, ok := r.Labels[k]; ok {
+				marked = k
+			}
+		}
+	}
+	jobs := map[string]*model.ImagePullJob{}
+	for _, j := range after.ImagePullJobs {
+		jobs[j.Name] = j
+	}
+	deletesApplied := true
+	for i, a := range plan.Actions {
+		if !model.ToleratesFailure(a.Type) {
+			continue
+		}
+		applied := i < len(rep.Results) && rep.Results[i].Err == "" && !rep.Results[i].Skipped
+		switch {
+		case !before.Gates.PreDownloadImageForInPlaceUpdate:
+			fail("%s %s with the PreDownloadImageForInPlaceUpdate gate off", a.Type, target(a))
+			continue
+		case a.Type != model.ActionDeleteImagePullJob && marked != "":
+			fail("%s %s: the update revision %s was marked %s before the round", a.Type, target(a), plan.UpdateRevision, marked)
+		}
+		switch a.Type {
+		case model.ActionDeleteImagePullJob:
+			deletesApplied = deletesApplied && applied
+		case model.ActionCreateImagePullJob:
+			if !applied {
+				continue
+			}
+			j := jobs[a.ImagePullJob]
+			if j == nil {
+				fail("ImagePullJob %s was created but is not in the cluster", a.ImagePullJob)
+				continue
+			}
+			want := ""
+			for _, ct := range before.CloneSet.Spec.Template.Spec.Containers {
+				if ct.Name == a.Container {
+					want = ct.Image
+				}
+			}
+			if j.Image != a.Image || j.Image != want {
+				fail("ImagePullJob %s pulls %q, spec.template gives container %s the image %q", a.ImagePullJob, j.Image, a.Container, want)
+			}
+		}
+	}
+	if before.Gates.PreDownloadImageForInPlaceUpdate && plan.CurrentRevision == plan.UpdateRevision && deletesApplied {
+		for _, j := range after.ImagePullJobs {
+			if model.ControllerRef(j.OwnerReferences).OwnedBy(after.CloneSet) {
+				fail("the rollout is done, yet ImagePullJob %s of the CloneSet is left after the round", j.Name)
+			}
+		}
 	}
 	return out
 }
@@ -349,6 +423,12 @@ func countsText(s clonesetcore.Status) string {
 }
 
 func target(a model.Action) string {
+	if a.ImagePullJob != "" {
+		return a.ImagePullJob
+	}
+	if a.Type == model.ActionLabelRevision {
+		return a.Revision
+	}
 	if a.Pod != "" {
 		return a.Pod
 	}

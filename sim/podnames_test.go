@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clonecore/cloneset/internal/cisummary"
 	"github.com/clonecore/cloneset/model"
 )
 
@@ -105,5 +106,5 @@ func TestPodNamesNeverComeBack(t *testing.T) {
 	if len(run.reused) > 0 {
 		t.Errorf("%d pod names created again without PVC reuse: %v", len(run.reused), run.reused)
 	}
-	fmt.Printf("pod names reused: %d (PVC reuse: %d)\n", len(run.reused), run.pvcReuse)
+	cisummary.Print(t, fmt.Sprintf("pod names reused: %d (PVC reuse: %d)", len(run.reused), run.pvcReuse))
 }

@@ -70,6 +70,9 @@ func (r *Result) WriteText(w io.Writer, verbose bool) error {
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	p("Simulation of CloneSet %s (seed %d): %s\n", r.CloneSet, r.Seed, r.Outcome)
 	p("  %s\n", r.Reason)
+	if !r.Start.IsZero() {
+		p("  virtual time starts at %s\n", r.Start.UTC().Format(time.RFC3339Nano))
+	}
 	if r.Description != "" {
 		p("  scenario: %s\n", r.Description)
 	}

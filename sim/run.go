@@ -932,6 +932,18 @@ func describeAction(a model.Action) string {
 		return fmt.Sprintf("PVC %s now owned by pod %s", a.PVC, a.Pod)
 	case model.ActionUpdatePodsToDelete:
 		return fmt.Sprintf("podsToDelete -%v", a.Remove)
+	case model.ActionCreateRevision:
+		return fmt.Sprintf("create revision %s (revision number %d)", a.Revision, a.RevisionNumber)
+	case model.ActionUpdateRevision:
+		return fmt.Sprintf("renumber revision %s to %d (roll-back: it becomes the newest)", a.Revision, a.RevisionNumber)
+	case model.ActionDeleteRevision:
+		return fmt.Sprintf("delete revision %s (history limit)", a.Revision)
+	case model.ActionCreateImagePullJob:
+		return fmt.Sprintf("create ImagePullJob %s (pre-download %s)", a.ImagePullJob, a.Image)
+	case model.ActionLabelRevision:
+		return fmt.Sprintf("label revision %s %v", a.Revision, a.SetLabels)
+	case model.ActionDeleteImagePullJob:
+		return fmt.Sprintf("delete ImagePullJob %s (rollout done)", a.ImagePullJob)
 	}
 	return string(a.Type) + " " + a.Pod
 }

@@ -287,6 +287,19 @@ func (g *gen) world() *model.Scenario {
 	}
 	s.CloneSet = g.cloneSet(upd.tmpl, cur, upd, podsToDelete)
 	g.setStatus(s.CloneSet, s.Pods, cur, upd)
+	for j := range o.ImagePullJobs {
+		name := upd.name + "-" + mainName
+		if j > 0 {
+			name += "-" + strconv.Itoa(j)
+		}
+		s.ImagePullJobs = append(s.ImagePullJobs, &model.ImagePullJob{
+			Name: name, Namespace: g.ns, UID: fmt.Sprintf("%08x-%04x-4000-a000-%012x", uint32(o.Seed), j&0xffff, uint64(j)),
+			Labels: maps.Clone(g.labels), Image: upd.image,
+			OwnerReferences: []model.OwnerReference{{
+				APIVersion: model.APIVersionV1beta1, Kind: "CloneSet", Name: g.name, UID: g.uid, Controller: true,
+			}},
+		})
+	}
 	return s
 }
 

@@ -123,6 +123,13 @@ type Options struct {
 	// Terminating is the number of extra pods being deleted (deletionTimestamp
 	// set), besides the Pods active ones.
 	Terminating int
+
+	// ImagePullJobs is the number of ImagePullJobs the CloneSet controls,
+	// pulling the update revision's image (the first named
+	// "<update revision>-main" as the controller names it, the others with a
+	// number after it): with the PreDownloadImageForInPlaceUpdate gate the
+	// planner deletes them once the rollout is done.
+	ImagePullJobs int
 }
 
 // States are shares of the scheduled, started pods held in lifecycle states.

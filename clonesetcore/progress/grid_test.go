@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clonecore/cloneset/internal/cisummary"
 	"github.com/clonecore/cloneset/model"
 )
 
@@ -549,7 +550,7 @@ func TestEvaluateExhaustiveGrid(t *testing.T) {
 	})
 
 	elapsed := time.Since(start)
-	t.Logf("grid: %d points, %d checks run, %d failed, %v", points, c.total, c.failed, elapsed.Round(time.Millisecond))
+	cisummary.Print(t, fmt.Sprintf("grid: %d points, %d checks run, %d failed, %v", points, c.total, c.failed, elapsed.Round(time.Millisecond)))
 	names := make([]string, 0, len(c.runs))
 	for n := range c.runs {
 		names = append(names, n)

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/clonecore/cloneset/internal/cisummary"
 )
 
 // conformanceDir holds the real controller's decisions on random worlds, copied
@@ -65,8 +67,7 @@ func TestConformance(t *testing.T) {
 			}
 		}
 		summary := fmt.Sprintf("conformance %s: %d/%d", folder, passed, len(files))
-		t.Log(summary)
-		fmt.Println(summary)
+		cisummary.Print(t, summary)
 	}
 }
 

@@ -4,10 +4,17 @@
 //
 // Usage:
 //
-//	clonesetplan plan     -f FILE [-f FILE ...] [-o json|yaml|text|requests|kubectl] [--server-version V] [--skip-budget-rule] [--cloneset NAME]
-//	clonesetplan rank     -f FILE [--for deletion|update] [-o json|yaml|text] [--skip-budget-rule] [--cloneset NAME]
-//	clonesetplan simulate -f FILE [--seed N] [--steps N] [--svg FILE] [-o json|yaml|text] [--skip-budget-rule] [--cloneset NAME]
+//	clonesetplan plan     -f FILE [-f FILE ...] [-o text|json|yaml|requests|kubectl] [--server-version V] [--now TIME] [--cloneset NAME] [--skip-budget-rule] [--strict]
+//	clonesetplan rank     -f FILE [-f FILE ...] [--for deletion|update] [-o text|json|yaml] [--now TIME] [--cloneset NAME] [--skip-budget-rule] [--strict]
+//	clonesetplan simulate -f FILE [-f FILE ...] [--seed N] [--steps N] [--svg FILE] [-o text|json|yaml] [--now TIME] [--cloneset NAME] [--skip-budget-rule] [--strict]
+//	clonesetplan admit    -f FILE [--old FILE | --delete] [-o yaml|json] [--feature-gates G=true,...]
+//	clonesetplan convert  -f FILE --to v1alpha1|v1beta1 [-o yaml|json]
 //	clonesetplan version  [-o text|json]
+//
+// Each command's -h lists its flags. A field an object's API type does not
+// have is a warning on standard error (--strict: an error); the clock is the
+// Scenario document's now, else the newest timestamp in the input (--now
+// sets it).
 //
 // An input that holds several CloneSets (a namespace dump) is planned for each
 // of them, in namespace/name order: -o text prints one section per CloneSet,
@@ -27,6 +34,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/clonecore/cloneset/manifest"
 	"github.com/clonecore/cloneset/model"
@@ -51,13 +59,18 @@ type options struct {
 	// skipBudgetRule accepts CloneSets that break only the webhook rule
 	// "maxUnavailable and maxSurge should not both be less than 1".
 	skipBudgetRule bool
-	strict         bool // the default; accepted for compatibility
+	// strict refuses an input with a field its object's API type does not
+	// have; by default such a field is a warning on standard error.
+	strict bool
 	// cloneSet selects one CloneSet of the input (NAME or NAMESPACE/NAME);
 	// empty: every CloneSet.
 	cloneSet string
 	// serverVersion is the Kubernetes version of the API server the
 	// requests of plan -o requests|kubectl are for (requests.Options).
 	serverVersion string
+	// now is the clock of --now (zero: the Scenario document's now, else the
+	// newest timestamp of the objects).
+	now time.Time
 	// stdin holds standard input when a -f is "-".
 	stdin []byte
 	// rank
@@ -83,64 +96,18 @@ func (f *fileList) Set(s string) error {
 	return nil
 }
 
+// command is one command that reads a scenario: run does it for one
+// CloneSet (runEach calls it for each CloneSet of the input). Its synopsis
+// and summary are in helps.
 type command struct {
-	name    string
-	summary string
-	run     func(scn *model.Scenario, opts options, stdout, stderr io.Writer) int
+	name string
+	run  func(scn *model.Scenario, opts options, stdout, stderr io.Writer) int
 }
 
 var commands = []command{
-	{"plan", "print the decision of one reconcile of the CloneSet", runPlan},
-	{"rank", "print the pods in the order they would be deleted (--for deletion) or updated (--for update)", runRank},
-	{"simulate", "run several reconciles in a row", runSimulate},
-}
-
-func usage(w io.Writer) {
-	fmt.Fprint(w, `Usage: clonesetplan <command> -f FILE [flags]
-
-Reads a scenario (a CloneSet with its Pods, PVCs, ControllerRevisions, Nodes
-and an optional clonesetcore/v1alpha1 Scenario document, as YAML or JSON) and
-explains what the OpenKruise CloneSet controller would do. An input with
-several CloneSets (a namespace dump) is handled CloneSet by CloneSet.
-
-Commands:
-`)
-	for _, c := range commands {
-		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
-	}
-	fmt.Fprintf(w, "  %-9s %s\n", "version", "print the module version, VCS revision and Go version")
-	fmt.Fprint(w, `
-Flags (all commands):
-  -f FILE        scenario file; repeatable, the files form one stream; - reads standard input
-  -o FORMAT      output format: json, yaml or text (default text); plan also
-                 prints the API requests that carry the plan out: requests (a
-                 RequestList document) or kubectl (the same as kubectl commands)
-  --cloneset NAME
-                 only this CloneSet of the input (NAME or NAMESPACE/NAME); by default
-                 every CloneSet is handled: text in sections, json/yaml as a List
-  --skip-budget-rule
-                 accept a CloneSet whose maxUnavailable and maxSurge are both below 1
-                 (an object that bypassed admission); rejected by default
-  -h, --help     show help
-
-Flags of plan:
-  --server-version V
-                 the Kubernetes version of the API server the requests of -o requests
-                 and -o kubectl are for, as its /version reports it (v1.31.4) or as
-                 MAJOR.MINOR; from 1.32 (and by default) resource changes of an in-place
-                 update go to the pods/resize subresource, before 1.32 in the pod patch
-
-Flags of rank:
-  --for WHAT     deletion (default) or update
-
-Flags of simulate:
-  --seed N       random seed of the simulation (default 1)
-  --steps N      number of reconciles (default 10)
-  --svg FILE     also write an SVG picture of the run to FILE
-
-Exit status: 0 success, 1 bad input, 2 bad usage.
-Run 'clonesetplan <command> -h' for the flags of one command.
-`)
+	{"plan", runPlan},
+	{"rank", runRank},
+	{"simulate", runSimulate},
 }
 
 // run is the whole program: args without the program name.
@@ -155,6 +122,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitOK
 	case "version":
 		return runVersion(args[1:], stdout, stderr)
+	case "admit":
+		return runAdmit(args[1:], stdin, stdout, stderr)
+	case "convert":
+		return runConvert(args[1:], stdin, stdout, stderr)
 	}
 	var cmd *command
 	for i := range commands {
@@ -175,7 +146,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// Standard input is read once (up to the loader's size limit): the
 	// scenario loader and the simulate command's Simulation document both
 	// read these bytes.
-	load := manifest.Options{SkipBudgetRule: opts.skipBudgetRule}
+	load := manifest.Options{SkipBudgetRule: opts.skipBudgetRule, Now: opts.now, StrictFields: opts.strict,
+		Warn: func(w manifest.Warning) { fmt.Fprintf(stderr, "clonesetplan %s: warning: %s\n", cmd.name, w) }}
 	for _, f := range opts.files {
 		if f == "-" {
 			data, err := load.ReadAll(stdin, "standard input")
@@ -204,41 +176,49 @@ func parseFlags(name string, args []string, stdout, stderr io.Writer) (opts opti
 	fs := flag.NewFlagSet("clonesetplan "+name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var files fileList
-	fs.Var(&files, "f", "scenario file (repeatable; - for standard input)")
-	fs.StringVar(&opts.output, "o", "text", "output format: json, yaml or text")
-	fs.BoolVar(&opts.skipBudgetRule, "skip-budget-rule", false, "accept CloneSets whose maxUnavailable and maxSurge are both below 1 (objects that bypassed admission)")
-	fs.BoolVar(&opts.strict, "strict", false, "the default (kept for compatibility): every webhook rule is enforced")
-	fs.StringVar(&opts.cloneSet, "cloneset", "", "only this CloneSet of the input: NAME or NAMESPACE/NAME (default: every CloneSet)")
+	fs.Var(&files, "f", "scenario `FILE` (YAML or JSON); repeatable, the files form one stream; - reads standard input")
+	formats := "text, json or yaml"
+	if name == "plan" {
+		formats = "text, json, yaml, requests (the API requests that carry the plan out, a RequestList) or kubectl (the same as kubectl commands, a dry run for reading)"
+	}
+	fs.StringVar(&opts.output, "o", "text", "output `FORMAT`: "+formats)
+	fs.BoolVar(&opts.skipBudgetRule, "skip-budget-rule", false, "accept a CloneSet whose maxUnavailable and maxSurge are both below 1 (an object that bypassed admission); refused by default")
+	fs.BoolVar(&opts.strict, "strict", false, "refuse an input with a field its object's API type does not have (by default: a warning on standard error), as kubectl --validate=strict")
+	fs.StringVar(&opts.cloneSet, "cloneset", "", "only this CloneSet of the input: `NAME` or NAMESPACE/NAME (default: every CloneSet: text in sections, json and yaml as one List)")
+	var now string
+	fs.StringVar(&now, "now", "", "the planner's clock, a `TIME` in RFC 3339 (2026-01-01T00:00:30Z); default: the Scenario document's now, else the newest timestamp in the input")
 	switch name {
 	case "plan":
-		fs.StringVar(&opts.serverVersion, "server-version", "", "Kubernetes version of the API server the requests of -o requests|kubectl are for, as in v1.31.4 (default: the newest behavior, 1.32+: resource changes through pods/resize)")
+		fs.StringVar(&opts.serverVersion, "server-version", "", "the Kubernetes version `V` of the API server the requests of -o requests|kubectl are for, as its /version reports it (v1.31.4) or MAJOR.MINOR; "+
+			"from 1.32 (and by default) the resource changes of an in-place update go to the pods/resize subresource, before 1.32 in the pod patch")
 	case "rank":
-		fs.StringVar(&opts.forWhat, "for", "deletion", "deletion or update")
+		fs.StringVar(&opts.forWhat, "for", "deletion", "rank for `deletion` or update")
 	case "simulate":
-		fs.Int64Var(&opts.seed, "seed", 1, "random seed of the simulation")
-		fs.IntVar(&opts.steps, "steps", 10, "number of reconciles")
-		fs.StringVar(&opts.svg, "svg", "", "also write an SVG picture of the run to this file")
-	}
-	commandUsage := func(w io.Writer) {
-		fmt.Fprintf(w, "Usage: clonesetplan %s -f FILE [flags]\n\nFlags:\n", name)
-		fs.SetOutput(w)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
+		fs.Int64Var(&opts.seed, "seed", defaultSeed, "random seed `N` of the simulated cluster (a value other than the default overrides the Simulation document's seed)")
+		fs.IntVar(&opts.steps, "steps", defaultSteps, "most reconciles `N` to run; 0: the simulator's own limit (a value other than the default overrides the Simulation document's steps)")
+		fs.StringVar(&opts.svg, "svg", "", "also draw the run as an SVG picture into `FILE`")
 	}
 	bad := func(format string, a ...any) (options, int, bool) {
 		fmt.Fprintf(stderr, "clonesetplan %s: %s\n\n", name, fmt.Sprintf(format, a...))
-		commandUsage(stderr)
+		commandUsage(stderr, name, fs)
 		return opts, exitUsage, false
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			commandUsage(stdout)
+			commandUsage(stdout, name, fs)
 			return opts, exitOK, false
 		}
 		return bad("%v", err)
 	}
 	if fs.NArg() > 0 {
 		return bad("unexpected argument %q (scenario files are given with -f)", fs.Arg(0))
+	}
+	if now != "" {
+		t, err := time.Parse(time.RFC3339Nano, now)
+		if err != nil {
+			return bad("--now %q: want an RFC 3339 time such as 2026-01-01T00:00:30Z", now)
+		}
+		opts.now = t
 	}
 	opts.files = files
 	if len(opts.files) == 0 {

@@ -62,13 +62,13 @@ func TestRun(t *testing.T) {
 		wantNoLoad bool // stderr must not mention loading
 	}{
 		// Help and usage.
-		{"no arguments", nil, "", 2, nil, []string{"Usage: clonesetplan <command>", "plan", "rank", "simulate"}, false},
-		{"--help", []string{"--help"}, "", 0, []string{"Usage: clonesetplan <command>", "plan", "rank", "simulate", "-f FILE", "-o FORMAT", "--for WHAT", "--seed N", "--steps N", "--svg FILE", "--skip-budget-rule", "--server-version V"}, nil, false},
-		{"-h", []string{"-h"}, "", 0, []string{"Usage: clonesetplan <command>"}, nil, false},
+		{"no arguments", nil, "", 2, nil, []string{"Usage:\n  clonesetplan plan ", "rank", "simulate"}, false},
+		{"--help", []string{"--help"}, "", 0, []string{"Usage:\n  clonesetplan plan ", "plan", "rank", "simulate", "version", "Commands:", "Run 'clonesetplan <command> -h'"}, nil, false},
+		{"-h", []string{"-h"}, "", 0, []string{"Usage:\n"}, nil, false},
 		{"help", []string{"help"}, "", 0, []string{"Commands:"}, nil, false},
-		{"plan -h", []string{"plan", "-h"}, "", 0, []string{"Usage: clonesetplan plan", "-f value", "-o string", "-server-version string", "-skip-budget-rule"}, nil, false},
-		{"rank --help", []string{"rank", "--help"}, "", 0, []string{"Usage: clonesetplan rank", "-for string"}, nil, false},
-		{"simulate -h", []string{"simulate", "-h"}, "", 0, []string{"-seed int", "-steps int", "-svg string"}, nil, false},
+		{"plan -h", []string{"plan", "-h"}, "", 0, []string{"Usage: clonesetplan plan -f FILE", "  -f FILE\n", "  -o FORMAT\n", "  --server-version V\n", "  --skip-budget-rule\n", "  --now TIME\n", "  --strict\n"}, nil, false},
+		{"rank --help", []string{"rank", "--help"}, "", 0, []string{"Usage: clonesetplan rank", "  --for deletion\n"}, nil, false},
+		{"simulate -h", []string{"simulate", "-h"}, "", 0, []string{"  --seed N\n", "  --steps N\n", "  --svg FILE\n"}, nil, false},
 		{"unknown command", []string{"apply", "-f", good}, "", 2, nil, []string{`unknown command "apply"`, "Usage:"}, false},
 		{"unknown flag", []string{"plan", "-f", good, "--bogus"}, "", 2, nil, []string{"flag provided but not defined: -bogus", "Usage: clonesetplan plan"}, false},
 		{"no -f", []string{"plan"}, "", 2, nil, []string{"no scenario: give -f FILE"}, false},
@@ -91,10 +91,12 @@ func TestRun(t *testing.T) {
 		{"invalid spec", []string{"plan", "-f", bad}, "", 1, nil, []string{"clonesetplan plan: ", "bad.yaml:5: CloneSet default/sample: spec.replicas: Invalid value: -1"}, false},
 		{"type error", []string{"rank", "-f", badType}, "", 1, nil, []string{"clonesetplan rank: ", `CloneSet default/sample: spec.replicas: expected an integer, got "two"`}, false},
 		{"missing file", []string{"simulate", "-f", missing}, "", 1, nil, []string{"clonesetplan simulate: ", "missing.yaml", "no such file"}, false},
-		{"no CloneSet", []string{"plan", "-f", pods}, "", 1, nil, []string{"no CloneSet"}, false},
+		{"no CloneSet", []string{"plan", "-f", pods}, "", 1, nil, []string{"pods.yaml: no CloneSet: the input holds Pod (1)"}, false},
+		{"empty stdin", []string{"rank", "-f", "-"}, "", 1, nil, []string{"clonesetplan rank: -: no CloneSet: the input is empty"}, false},
+		{"kind mistyped", []string{"plan", "-f", "-"}, strings.Replace(validScenario, "kind: CloneSet", "kind: Cloneset", 1), 1, nil, []string{`kind "Cloneset" is not "CloneSet"`}, false},
 		{"bad stdin", []string{"plan", "-f", "-"}, "kind: [", 1, nil, []string{"-: invalid YAML"}, false},
 		{"B17 rejected by default", []string{"plan", "-f", b17}, "", 1, nil, []string{"b17.yaml:", "CloneSet default/sample: spec.updateStrategy.rollingUpdate.maxUnavailable", "maxUnavailable and maxSurge should not both be less than 1"}, false},
-		{"B17 with --strict (the default)", []string{"plan", "--strict", "-f", b17}, "", 1, nil, []string{"maxUnavailable and maxSurge should not both be less than 1"}, false},
+		{"B17 with --strict", []string{"plan", "--strict", "-f", b17}, "", 1, nil, []string{"maxUnavailable and maxSurge should not both be less than 1"}, false},
 		{"both 0 rejected", []string{"plan", "-f", both0}, "", 1, nil, []string{"CloneSet default/sample: spec.updateStrategy.rollingUpdate.maxUnavailable", "should not both be less than 1"}, false},
 
 		// Loaded and planned.

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/clonecore/cloneset/internal/cisummary"
 	"github.com/clonecore/cloneset/requests"
 )
 
@@ -59,8 +60,7 @@ func TestConformanceRevisionNames(t *testing.T) {
 		}
 	}
 	line := fmt.Sprintf("conformance revision names: %d/%d", passed, len(lines))
-	t.Log(line)
-	fmt.Println(line)
+	cisummary.Print(t, line)
 }
 
 // replayRevisionName compares one world's created revision with the oracle.

@@ -66,8 +66,14 @@ func runSimulate(scn *model.Scenario, opts options, stdout, stderr io.Writer) in
 		if err := res.WriteText(stdout, false); err != nil {
 			return fail(err)
 		}
+		if res.Outcome == sim.StepLimit {
+			fmt.Fprintf(stdout, "\n%s\n", stepLimitHint(cfg.MaxSteps))
+		}
 	default:
 		code = writeDoc(res, opts.output, "simulate", stdout, stderr)
+		if code == exitOK && res.Outcome == sim.StepLimit {
+			fmt.Fprintf(stderr, "clonesetplan simulate: %s\n", stepLimitHint(cfg.MaxSteps))
+		}
 	}
 	if code == exitOK && !res.OK() {
 		fmt.Fprintf(stderr, "clonesetplan simulate: %d invariant %s violated:\n", len(res.Violations()), pluralWord(len(res.Violations()), "check", "checks"))
@@ -77,6 +83,20 @@ func runSimulate(scn *model.Scenario, opts options, stdout, stderr io.Writer) in
 		return exitInput
 	}
 	return code
+}
+
+// stepLimitHint says that a run stopped at its step limit, and how to raise
+// the limit.
+func stepLimitHint(maxSteps int) string {
+	if maxSteps == 0 {
+		maxSteps = sim.DefaultMaxSteps
+	}
+	hint := fmt.Sprintf("The run stopped at the step limit (%d rounds) before the CloneSet came to rest: raise it with --steps N "+
+		"(or steps in the Simulation document), at most %d", maxSteps, manifest.MaxSimulationSteps)
+	if maxSteps < sim.DefaultMaxSteps {
+		hint += fmt.Sprintf("; --steps 0 runs up to %d rounds", sim.DefaultMaxSteps)
+	}
+	return hint + "."
 }
 
 // simulationDocument reads the Simulation document of the scenario files;

@@ -99,8 +99,8 @@ func TestSimulateBadDocument(t *testing.T) {
 	}
 }
 
-// TestSimulateReadmeExample runs the example of the README's "Simulate a
-// rollout" section and checks that docs/simulate-rollout.svg is the picture
+// TestSimulateReadmeExample runs the simulate example of the README (its
+// output is checked by TestREADMEOutputs) and checks that docs/simulate-rollout.svg is the picture
 // it draws (go test ./cmd/clonesetplan -run ReadmeExample -update-simulate
 // rewrites it).
 func TestSimulateReadmeExample(t *testing.T) {
@@ -153,5 +153,45 @@ func TestSimulateReadsSimulationFromStdin(t *testing.T) {
 	}
 	if !bytes.Equal(fromFile.Bytes(), fromStdin.Bytes()) {
 		t.Fatalf("simulate -f - differs from simulate -f %s: the Simulation document on standard input was not read", file)
+	}
+}
+
+// A run stopped by its step limit says so and how to raise it: at the end of
+// the text output, on standard error with a document output; a run that came
+// to rest says nothing of the kind.
+func TestSimulateStepLimitHint(t *testing.T) {
+	quickstart := filepath.Join(goldenDir, "quickstart.yaml")
+	hint := "The run stopped at the step limit (10 rounds) before the CloneSet came to rest: raise it with --steps N"
+	code, out, errOut := runSimCLI(t, "simulate", "-f", quickstart)
+	if code != exitOK || errOut != "" {
+		t.Fatalf("exit %d, stderr %s", code, errOut)
+	}
+	if !strings.HasSuffix(strings.TrimSpace(out), "--steps 0 runs up to 500 rounds.") || !strings.Contains(out, hint) {
+		t.Errorf("text output does not end with the hint:\n%s", out)
+	}
+	code, out, errOut = runSimCLI(t, "simulate", "-f", quickstart, "-o", "json")
+	if code != exitOK || strings.Contains(out, hint) || !strings.Contains(errOut, "clonesetplan simulate: "+hint) {
+		t.Errorf("-o json: exit %d, the hint not (only) on stderr:\nstdout %.200s\nstderr %s", code, out, errOut)
+	}
+	code, out, errOut = runSimCLI(t, "simulate", "-f", quickstart, "--steps", "0")
+	if code != exitOK || errOut != "" || strings.Contains(out, "step limit") || !strings.Contains(out, "converged") {
+		t.Errorf("--steps 0: exit %d, stderr %q, a hint or no convergence:\n%s", code, errOut, out)
+	}
+}
+
+// Every action of the timeline names its object: a revision created, renumbered
+// or deleted is named by its label (r2), never a bare "CreateRevision ".
+func TestSimulateNamesRevisionActions(t *testing.T) {
+	code, out, errOut := runSimCLI(t, "simulate", "-f", "../../docs/simulate-rollout.yaml")
+	if code != exitOK || errOut != "" {
+		t.Fatalf("exit %d, stderr %s", code, errOut)
+	}
+	if !strings.Contains(out, "-> create revision r2 (revision number 2)") {
+		t.Errorf("the timeline does not name the revision created:\n%s", out)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if a, ok := strings.CutPrefix(strings.TrimSpace(line), "-> "); ok && (strings.HasSuffix(a, " ") || strings.Contains(a, "Revision ")) {
+			t.Errorf("an action line without its object: %q", line)
+		}
 	}
 }

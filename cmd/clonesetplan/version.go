@@ -78,10 +78,10 @@ func runVersion(args []string, stdout, stderr io.Writer) int {
 func printVersion(v versionInfo, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("clonesetplan version", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	output := fs.String("o", "text", "output format: text or json")
+	output := fs.String("o", "text", "output `FORMAT`: text or json")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, "Usage: clonesetplan version [-o text|json]\n\nPrints the module version, VCS revision and Go version of this binary.\n")
+			commandUsage(stdout, "version", fs)
 			return exitOK
 		}
 		fmt.Fprintf(stderr, "clonesetplan version: %v\n", err)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/clonecore/cloneset/internal/apiserver"
+	"github.com/clonecore/cloneset/internal/cisummary"
 	"github.com/clonecore/cloneset/requests"
 )
 
@@ -53,8 +54,7 @@ func replayWritesFolder(t *testing.T, recordsDir, worldsDir string, resources []
 	sort.Strings(files)
 	summary := func(passed int) {
 		line := fmt.Sprintf("%s: %d/%d", label, passed, len(files))
-		t.Log(line)
-		fmt.Println(line)
+		cisummary.Print(t, line)
 	}
 	// Without a requests output every world would fail alike: say so once.
 	if rec, world, err := readWritesRecord(files[0], worldsDir); err == nil {

@@ -10,13 +10,15 @@
 // Halfway through it changes the pod template, as `kubectl set image` would,
 // and the loop rolls the change out in place.
 //
-// Run it from the repository root:
+// Run it from the repository root (without -f it reads the bundled
+// scenario, examples/controllerloop/scenario.yaml, built into the program):
 //
 //	go run ./examples/controllerloop
 //	go run ./examples/controllerloop -f examples/controllerloop/scenario.yaml -image web:3
 package main
 
 import (
+	_ "embed"
 	"flag"
 	"fmt"
 	"io"
@@ -31,19 +33,44 @@ import (
 	"github.com/clonecore/cloneset/sim"
 )
 
+// bundled is the scenario the example reads without -f.
+//
+//go:embed scenario.yaml
+var bundled []byte
+
 func main() {
-	file := flag.String("f", "examples/controllerloop/scenario.yaml", "scenario file (YAML or JSON)")
-	image := flag.String("image", "web:2", "image to roll out after the first quiet round")
-	rounds := flag.Int("rounds", 60, "most reconciles to run")
-	flag.Parse()
-	data, err := os.ReadFile(*file)
-	if err == nil {
-		err = run(os.Stdout, data, *file, *image, *rounds)
+	os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// realMain is the program without os.Exit: its arguments, output streams and
+// exit status (0; 1 when the loop fails; 2 for bad usage).
+func realMain(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("controllerloop", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	file := fs.String("f", "", "scenario file (YAML or JSON); default: the bundled examples/controllerloop/scenario.yaml")
+	image := fs.String("image", "web:2", "image to roll out after the first quiet round")
+	rounds := fs.Int("rounds", 60, "most reconciles to run")
+	if err := fs.Parse(args); err != nil {
+		return 2
 	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "controllerloop:", err)
-		os.Exit(1)
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "controllerloop: unexpected argument %q\n", fs.Arg(0))
+		return 2
 	}
+	data, source := bundled, "examples/controllerloop/scenario.yaml"
+	if *file != "" {
+		var err error
+		if data, err = os.ReadFile(*file); err != nil {
+			fmt.Fprintln(stderr, "controllerloop:", err)
+			return 1
+		}
+		source = *file
+	}
+	if err := run(stdout, data, source, *image, *rounds); err != nil {
+		fmt.Fprintln(stderr, "controllerloop:", err)
+		return 1
+	}
+	return 0
 }
 
 // run is the controller loop. It returns after the rollout of image is done

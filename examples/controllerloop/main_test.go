@@ -1,9 +1,12 @@
 package main
 
 import (
+	"io"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/clonecore/cloneset/internal/exampletest"
 )
 
 func TestControllerLoopRollsOutInPlace(t *testing.T) {
@@ -54,5 +57,19 @@ func TestControllerLoopGivesUp(t *testing.T) {
 	}
 	if err := run(&out, []byte("kind: Pod"), "bad.yaml", "web:2", 3); err == nil {
 		t.Error("a scenario without a CloneSet was accepted")
+	}
+}
+
+// The example runs from the repository root as the README and its package
+// doc show it, with the bundled scenario when -f is not given.
+func TestRunsAsDocumented(t *testing.T) {
+	outputs := exampletest.RunAsDocumented(t, "controllerloop", func(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+		return realMain(args, stdout, stderr)
+	})
+	if got := outputs["go run ./examples/controllerloop"]; !strings.Contains(got, "done: 3 of 3 pods run web:2") {
+		t.Errorf("without -f:\n%s", got)
+	}
+	if got := outputs["go run ./examples/controllerloop -f examples/controllerloop/scenario.yaml -image web:3"]; !strings.Contains(got, "done: 3 of 3 pods run web:3") {
+		t.Errorf("with -image web:3:\n%s", got)
 	}
 }

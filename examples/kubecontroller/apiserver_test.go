@@ -153,6 +153,8 @@ func resourceOf(c client.Client, obj client.Object) string {
 		return "controllerrevisions"
 	case "CloneSet":
 		return "clonesets"
+	case "ImagePullJob":
+		return "imagepulljobs"
 	}
 	return gvk.Kind
 }

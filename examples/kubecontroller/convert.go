@@ -24,6 +24,10 @@ var (
 	CloneSetV1alpha1 = schema.GroupVersionKind{Group: "apps.kruise.io", Version: "v1alpha1", Kind: "CloneSet"}
 )
 
+// ImagePullJobV1beta1 is OpenKruise's ImagePullJob in the version the
+// image pre-download writes and lists (unstructured, like the CloneSet).
+var ImagePullJobV1beta1 = schema.GroupVersionKind{Group: "apps.kruise.io", Version: "v1beta1", Kind: "ImagePullJob"}
+
 // Objects are the objects of one CloneSet as a controller lists them from its
 // cache: the CloneSet, and the pods, claims and revisions of its namespace
 // (Scenario keeps those that belong to it) and the nodes. As
@@ -35,6 +39,9 @@ type Objects struct {
 	PVCs      []corev1.PersistentVolumeClaim
 	Revisions []appsv1.ControllerRevision
 	Nodes     []corev1.Node
+	// ImagePullJobs are the ImagePullJobs of the namespace (listed only with
+	// the PreDownloadImageForInPlaceUpdate gate on and the kind served).
+	ImagePullJobs []unstructured.Unstructured
 }
 
 // ScenarioOptions are the parts of a scenario that are not objects.
@@ -47,7 +54,7 @@ type ScenarioOptions struct {
 	// Controller are the controller-wide flags.
 	Controller model.ControllerFlags
 	// SkipBudgetRule accepts a CloneSet that breaks only the webhook's budget
-	// rule, as manifest.Options.SkipBudgetRule does.
+	// rule, as manifest.Options.SkipBudgetRule does (model.StoredOptions).
 	SkipBudgetRule bool
 	// Cache, when set, converts only the objects whose uid or
 	// resourceVersion changed since the previous call with the same cache,
@@ -85,7 +92,7 @@ func invalidCloneSet(u *unstructured.Unstructured, err error) *InvalidCloneSetEr
 		out.Problems = append(out.Problems, strings.TrimPrefix(e.Error(), cloneSetSource(u)+": "))
 	}
 	if out.Namespace == "" {
-		out.Namespace = "default"
+		out.Namespace = model.DefaultNamespace
 	}
 	return out
 }
@@ -105,7 +112,8 @@ func cloneSetSource(u *unstructured.Unstructured) string {
 // its webhook defaults (and, for v1alpha1, the conversion to the internal
 // shape) and must pass the stored-object validation (an
 // *InvalidCloneSetError otherwise); pods and claims that belong to something
-// else are listed in SetAside; revisions of another namespace too.
+// else are listed in SetAside; revisions of another namespace too, and
+// ImagePullJobs the CloneSet does not control (manifest.ImagePullJobLeftOut).
 func Scenario(objs Objects, opts ScenarioOptions) (*model.Scenario, error) {
 	if objs.CloneSet == nil {
 		return nil, errors.New("no CloneSet")
@@ -115,11 +123,7 @@ func Scenario(objs Objects, opts ScenarioOptions) (*model.Scenario, error) {
 		if err != nil {
 			return nil, invalidCloneSet(objs.CloneSet, err)
 		}
-		if cs.Namespace == "" {
-			cs.Namespace = "default"
-		}
-		model.SetDefaults(cs)
-		model.ConvertV1alpha1(cs)
+		model.DefaultStored(cs)
 		return cs, nil
 	}
 	var cs *model.CloneSet
@@ -146,10 +150,7 @@ func Scenario(objs Objects, opts ScenarioOptions) (*model.Scenario, error) {
 		}
 	}
 	var problems []string
-	for _, fe := range model.ValidateStored(cs, pods) {
-		if opts.SkipBudgetRule && (fe.Rule == "A17" || fe.Rule == "B17") {
-			continue
-		}
+	for _, fe := range (model.StoredOptions{SkipBudgetRule: opts.SkipBudgetRule}).Validate(cs, pods) {
 		problems = append(problems, fe.Error())
 	}
 	if len(problems) > 0 {
@@ -201,6 +202,17 @@ func Scenario(objs Objects, opts ScenarioOptions) (*model.Scenario, error) {
 			continue
 		}
 		scn.Revisions = append(scn.Revisions, r)
+	}
+	for i := range objs.ImagePullJobs {
+		j := ImagePullJobFromUnstructured(&objs.ImagePullJobs[i])
+		if j.Namespace == "" {
+			j.Namespace = cs.Namespace
+		}
+		if reason := manifest.ImagePullJobLeftOut(cs, j); reason != "" {
+			scn.SetAside = append(scn.SetAside, model.SetAside{Kind: "ImagePullJob", Name: j.Name, Reason: reason})
+			continue
+		}
+		scn.ImagePullJobs = append(scn.ImagePullJobs, j)
 	}
 	for i := range objs.Nodes {
 		if opts.Cache != nil {
@@ -451,6 +463,17 @@ func RevisionFromObject(r *appsv1.ControllerRevision) (*model.Revision, error) {
 	}
 	out.Template, out.HasTemplate = t, t.Raw != nil
 	return out, nil
+}
+
+// ImagePullJobFromUnstructured converts an ImagePullJob (either version)
+// into the model's: its name, namespace, uid, resourceVersion, labels,
+// owner references and spec.image, what the manifest loader reads of one.
+func ImagePullJobFromUnstructured(u *unstructured.Unstructured) *model.ImagePullJob {
+	image, _, _ := unstructured.NestedString(u.Object, "spec", "image")
+	return &model.ImagePullJob{
+		Name: u.GetName(), Namespace: u.GetNamespace(), UID: string(u.GetUID()), ResourceVersion: u.GetResourceVersion(),
+		Labels: nonEmpty(u.GetLabels()), OwnerReferences: owners(u.GetOwnerReferences()), Image: image,
+	}
 }
 
 // --- the CloneSet ------------------------------------------------------------

@@ -9,7 +9,9 @@
 // One reconcile (Reconciler.Reconcile):
 //
 //  1. reads the CloneSet and lists its pods, claims and revisions from the
-//     client (the manager's cache); the nodes come from a NodeStore fed by
+//     client (the manager's cache), and its ImagePullJobs with the
+//     PreDownloadImageForInPlaceUpdate gate on when the API server serves
+//     them (Reconciler.ImagePullJobsServed); the nodes come from a NodeStore fed by
 //     the cache's Node informer (only the changes since the CloneSet's
 //     previous reconcile reach its Tracker), or are listed too until the
 //     store has synced or when there is none;

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/clonecore/cloneset/examples/kubecontroller/internal/e2ekit"
+	"github.com/clonecore/cloneset/internal/cisummary"
 	"github.com/clonecore/cloneset/manifest"
 	"github.com/clonecore/cloneset/model"
 	"github.com/clonecore/cloneset/pvc"
@@ -473,7 +474,7 @@ func TestEndToEnd(t *testing.T) {
 				simChanges = append(simChanges, h.change(c))
 				h.converge(200)
 			}
-			fmt.Printf("kubecontroller %s: converged after %d reconciles\n", sc.name, h.rounds)
+			cisummary.Print(t, fmt.Sprintf("kubecontroller %s: converged after %d reconciles", sc.name, h.rounds))
 			got := h.final()
 			if len(got.Pods) == 0 {
 				t.Fatal("no pods at the end")

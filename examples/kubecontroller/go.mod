@@ -63,6 +63,7 @@ require (
 	k8s.io/component-base v0.37.2 // indirect
 	k8s.io/component-helpers v0.0.0 // indirect
 	k8s.io/controller-manager v0.0.0 // indirect
+	k8s.io/kubelet v0.0.0 // indirect
 	sigs.k8s.io/yaml v1.6.0 // indirect
 )
 

@@ -5,6 +5,8 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -54,4 +56,43 @@ func (r *Reconciler) listOwned(ctx context.Context, ns, uid string, opts []clien
 	}
 	add()
 	return nil
+}
+
+// IndexImagePullJobsByOwner registers the IndexOwner index for OpenKruise's
+// ImagePullJobs (unstructured, ImagePullJobV1beta1) with indexer: the
+// image pre-download lists a CloneSet's jobs through it. The API server
+// must serve the kind (ServesImagePullJobs).
+func IndexImagePullJobsByOwner(ctx context.Context, indexer client.FieldIndexer) error {
+	return indexer.IndexField(ctx, newImagePullJob(), IndexOwner, ownerIndexValue)
+}
+
+// ServesImagePullJobs reports whether the API server serves
+// ImagePullJobV1beta1, as mapper (a manager's REST mapper: the server's
+// discovery) knows it.
+func ServesImagePullJobs(mapper meta.RESTMapper) bool {
+	_, err := mapper.RESTMapping(ImagePullJobV1beta1.GroupKind(), ImagePullJobV1beta1.Version)
+	return err == nil
+}
+
+// newImagePullJob is an empty unstructured ImagePullJob.
+func newImagePullJob() *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(ImagePullJobV1beta1)
+	return u
+}
+
+// listImagePullJobs lists the ImagePullJobs of namespace ns the CloneSet of
+// uid controls (through the IndexOwner index; without it, every job of the
+// namespace: Scenario keeps the CloneSet's).
+func (r *Reconciler) listImagePullJobs(ctx context.Context, ns, uid string, opts []client.ListOption) ([]unstructured.Unstructured, error) {
+	list := &unstructured.UnstructuredList{}
+	list.SetGroupVersionKind(ImagePullJobV1beta1.GroupVersion().WithKind(ImagePullJobV1beta1.Kind + "List"))
+	opts = append([]client.ListOption{client.InNamespace(ns)}, opts...)
+	if r.UseOwnerIndex {
+		opts = append(opts, client.MatchingFields{IndexOwner: uid})
+	}
+	if err := r.Client.List(ctx, list, opts...); err != nil {
+		return nil, err
+	}
+	return list.Items, nil
 }

@@ -327,7 +327,7 @@ func TestReconcileNodesFromEvents(t *testing.T) {
 	nodeWatch.Delete(zonedNode("node-3", "3", "b"))
 	waitFor(t, "node-3 gone", func() bool { return store.Len() == 3 })
 	round := reconcileOnce("after node-3 was deleted")
-	st := r.state(req.String(), false)
+	st := r.trackedState(req.String())
 	if got, want := zonesOf(trackerNodes(st)), map[string]string{"node-0": "c", "node-1": "a", "node-2": "b"}; !maps.Equal(got, want) {
 		t.Fatalf("after node-3 was deleted the Tracker holds %v, want %v", got, want)
 	}
@@ -368,7 +368,7 @@ func TestReconcileListsNodesWithoutASyncedStore(t *testing.T) {
 					t.Fatalf("reconcile %d: the nodes were listed %d times, want %d", i, got, i+1)
 				}
 			}
-			st := r.state(req.String(), false)
+			st := r.trackedState(req.String())
 			if got := zonesOf(trackerNodes(st)); !maps.Equal(got, listed) {
 				t.Fatalf("the Tracker holds %v, want the listed nodes %v", got, listed)
 			}

@@ -46,8 +46,22 @@ type Reconciler struct {
 	CloneSetGVK schema.GroupVersionKind
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
-	// Gates are the feature gates (upstream's defaults when nil).
+	// Gates are the feature gates (upstream's defaults when nil). The
+	// PreDownloadImageForInPlaceUpdate gate takes effect only with
+	// ImagePullJobsServed.
 	Gates *model.FeatureGates
+	// ImagePullJobsServed says that the API server serves OpenKruise's
+	// apps.kruise.io/v1beta1 ImagePullJob. With the
+	// PreDownloadImageForInPlaceUpdate gate on, the reconciles then list the
+	// CloneSet's ImagePullJobs and send the image pre-download's requests
+	// (docs/spec/image-predownload.md); without it the gate is planned as
+	// off, as OpenKruise's controller turns it off when its discovery does
+	// not find the kind. SetupWithManager sets it from the API server's
+	// discovery (and logs once when the gate is on and the kind is not
+	// served) and registers the jobs' owner index; set it yourself only
+	// for a Client that lists ImagePullJobs, and with UseOwnerIndex only
+	// where IndexImagePullJobsByOwner registered the index.
+	ImagePullJobsServed bool
 	// Expectations are shared by all reconciles (created on first use).
 	Expectations *Expectations
 	// Logf, when set, receives a line per blocked round, dropped
@@ -158,15 +172,11 @@ type trackedCloneSet struct {
 	refused        string
 }
 
-// state returns the state kept for the CloneSet owner, creating it; with
-// forget it drops it instead (the CloneSet is gone).
-func (r *Reconciler) state(owner string, forget bool) *trackedCloneSet {
+// trackedState returns the state kept for the CloneSet owner, creating it
+// on first use.
+func (r *Reconciler) trackedState(owner string) *trackedCloneSet {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if forget {
-		delete(r.tracked, owner)
-		return nil
-	}
 	if r.tracked == nil {
 		r.tracked = map[string]*trackedCloneSet{}
 	}
@@ -176,6 +186,14 @@ func (r *Reconciler) state(owner string, forget bool) *trackedCloneSet {
 		r.tracked[owner] = st
 	}
 	return st
+}
+
+// forgetState drops the state kept for the CloneSet owner (the CloneSet is
+// gone).
+func (r *Reconciler) forgetState(owner string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.tracked, owner)
 }
 
 // Round is what one reconcile did.
@@ -208,6 +226,19 @@ func (r *Reconciler) gvk() schema.GroupVersionKind {
 		return CloneSetV1beta1
 	}
 	return r.CloneSetGVK
+}
+
+// gates are the gates the rounds plan with: r.Gates, with
+// PreDownloadImageForInPlaceUpdate off unless ImagePullJobs are served.
+func (r *Reconciler) gates() model.FeatureGates {
+	g := model.DefaultFeatureGates()
+	if r.Gates != nil {
+		g = *r.Gates
+	}
+	if !r.ImagePullJobsServed {
+		g.PreDownloadImageForInPlaceUpdate = false
+	}
+	return g
 }
 
 func (r *Reconciler) now() time.Time {
@@ -272,6 +303,18 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	} else {
 		r.UseOwnerIndex = true
 	}
+	// Image pre-download: ImagePullJobs only when the gate is on and the
+	// API server serves them (their owner index then too).
+	if r.Gates != nil && r.Gates.PreDownloadImageForInPlaceUpdate {
+		r.ImagePullJobsServed = ServesImagePullJobs(mgr.GetRESTMapper())
+		if !r.ImagePullJobsServed {
+			mgr.GetLogger().Info("the PreDownloadImageForInPlaceUpdate gate is on, but the API server does not serve apps.kruise.io/v1beta1 ImagePullJob: no image pre-download (as OpenKruise's controller)")
+		} else if r.UseOwnerIndex {
+			if err := IndexImagePullJobsByOwner(context.Background(), mgr.GetFieldIndexer()); err != nil {
+				return fmt.Errorf("the owner index of ImagePullJobs: %w", err)
+			}
+		}
+	}
 	// Likewise the Node informer: without it the reconciles list the nodes.
 	if r.Nodes == nil {
 		if nodes, err := WatchNodes(context.Background(), mgr.GetCache()); err != nil {
@@ -321,7 +364,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (res 
 	if err := r.Client.Get(ctx, req.NamespacedName, cs); err != nil {
 		if apierrors.IsNotFound(err) {
 			exp.Do(func(s *expectations.Store) { s.Forget(owner) })
-			r.state(owner, true)
+			r.forgetState(owner)
 			return reconcile.Result{}, nil
 		}
 		return reconcile.Result{}, err
@@ -350,8 +393,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (res 
 
 	// Only the objects that changed since the last round are converted and
 	// read again: the Tracker plans from its records of the others.
-	st := r.state(owner, false)
-	scn, err := Scenario(objs, ScenarioOptions{Now: now, Gates: r.Gates, Cache: st.cache})
+	st := r.trackedState(owner)
+	gates := r.gates()
+	scn, err := Scenario(objs, ScenarioOptions{Now: now, Gates: &gates, Cache: st.cache})
 	var invalid *InvalidCloneSetError
 	switch {
 	case errors.As(err, &invalid):
@@ -393,6 +437,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (res 
 	sender := &Sender{Client: r.Client, Writer: r.Writer, CloneSetGVK: r.gvk(), Expectations: exp, Owner: owner, Now: now}
 	outcomes, err := sender.Send(ctx, reqs)
 	round.Outcomes = outcomes
+	for _, o := range outcomes {
+		if o.Err != nil && o.Request.Tolerated {
+			r.logf(ctx, "%s: %v (the round goes on, as OpenKruise's)", owner, o.Err)
+		}
+	}
 	if err != nil && onlyStatusConflict(outcomes) {
 		// The round read a CloneSet older than the server's (the cache has
 		// not shown the newer one yet, often this controller's previous
@@ -572,6 +621,13 @@ func (r *Reconciler) list(ctx context.Context, cs *unstructured.Unstructured, wi
 			continue
 		}
 		objs.Revisions = append(objs.Revisions, rev)
+	}
+	if r.gates().PreDownloadImageForInPlaceUpdate {
+		jobs, err := r.listImagePullJobs(ctx, ns, uid, copies)
+		if err != nil {
+			return objs, err
+		}
+		objs.ImagePullJobs = jobs
 	}
 	if !withNodes {
 		return objs, nil

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/clonecore/cloneset/expectations"
@@ -19,41 +18,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
-
-// Kinds of the objects expectations follow.
-const (
-	KindPod      = "Pod"
-	KindPVC      = "PersistentVolumeClaim"
-	KindRevision = "ControllerRevision"
-)
-
-// Expectations is the library's expectations.Store behind a mutex, shared by
-// the reconciles of every CloneSet of a controller.
-type Expectations struct {
-	mu    sync.Mutex
-	store *expectations.Store
-}
-
-// NewExpectations returns empty expectations that time out after timeout
-// (expectations.DefaultTimeout when timeout <= 0).
-func NewExpectations(timeout time.Duration) *Expectations {
-	return &Expectations{store: expectations.New(timeout)}
-}
-
-// Do runs f on the store, holding the lock.
-func (e *Expectations) Do(f func(*expectations.Store)) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	f(e.store)
-}
-
-// Satisfied checks the expectations of owner against what the cache shows
-// (expectations.Store.Satisfied, under the lock).
-func (e *Expectations) Satisfied(owner string, now time.Time, look expectations.Lookup) expectations.Verdict {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.store.Satisfied(owner, now, look)
-}
 
 // Outcome is what happened to one request.
 type Outcome struct {
@@ -80,8 +44,9 @@ type Sender struct {
 	// Expectations, when set, get an expectation for every create and delete
 	// of a pod, claim or revision (upstream follows pods and claims; a
 	// revision followed too keeps a lagging cache from creating or deleting
-	// one twice), and the resourceVersion of every patched pod and claim,
-	// under Owner.
+	// one twice), and the resourceVersion of every patched pod, claim and
+	// revision (upstream waits for its update revision's, after it marked
+	// it for the image pre-download), under Owner.
 	Expectations *Expectations
 	// Owner is the key of the CloneSet ("namespace/name").
 	Owner string
@@ -98,7 +63,10 @@ type Sender struct {
 // requests; the status write (Action -1) is sent all the same, as upstream
 // writes the status of a round whose actions failed, and the requests that
 // follow it (the podsToDelete rewrite, the history truncation) only when it
-// succeeded. The next reconcile plans again from what the server then holds.
+// succeeded. The failure of a Tolerated request (the image pre-download's)
+// stops nothing but the later ImagePullJob deletes, and is reported in its
+// Outcome only, not in the error: OpenKruise logs it and goes on. The next
+// reconcile plans again from what the server then holds.
 //
 // The creates of a batch are sent one after the other, which keeps the order
 // of the writes, and the resourceVersions the server hands out,
@@ -117,7 +85,9 @@ func (s *Sender) Send(ctx context.Context, reqs []requests.Request) ([]Outcome, 
 		out[i].Sent = true
 		if err := s.sendOne(ctx, r); err != nil {
 			out[i].Err = err
-			errs = append(errs, err)
+			if !r.Tolerated {
+				errs = append(errs, err)
+			}
 			progress.Failed(r)
 		}
 	}
@@ -171,7 +141,7 @@ func (s *Sender) sendOne(ctx context.Context, r requests.Request) error {
 	case requests.VerbPatch:
 		var rv string
 		rv, err = s.patch(ctx, r)
-		if err == nil && (r.Resource == requests.ResourcePods || r.Resource == requests.ResourcePersistentVolumeClaims) {
+		if err == nil && (r.Resource == requests.ResourcePods || r.Resource == requests.ResourcePersistentVolumeClaims || r.Resource == requests.ResourceControllerRevisions) {
 			s.expect(func(st *expectations.Store) { st.ExpectResourceVersion(s.Owner, obj, rv, s.Now) })
 		}
 	default:
@@ -233,6 +203,8 @@ func (s *Sender) newObject(r requests.Request) (client.Object, error) {
 		o = &corev1.PersistentVolumeClaim{}
 	case requests.ResourceControllerRevisions:
 		o = &appsv1.ControllerRevision{}
+	case requests.ResourceImagePullJobs:
+		o = newImagePullJob()
 	case requests.ResourceCloneSets:
 		u := &unstructured.Unstructured{}
 		u.SetGroupVersionKind(s.cloneSetGVK())

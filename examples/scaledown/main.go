@@ -1,17 +1,20 @@
 // Command scaledown answers "which pods would go first if I scaled this CloneSet
 // down by N?". It loads a scenario, lowers spec.replicas by N, and prints what
 // the next reconcile would delete (clonesetcore.Plan), the full deletion ranking
-// with the reason for each place (clonesetcore.Rank), the delete budget, and
-// the plan's notes about anything that has to wait.
+// with the reason for each place (clonesetcore.Rank, ordering.Explain), the
+// delete budget, and the plan's notes about anything that has to wait.
 //
-// Run it from the repository root:
+// Run it from the repository root (without -f it reads the bundled scenario,
+// examples/scaledown/scenario.yaml, built into the program):
 //
-//	go run ./examples/scaledown -f examples/scaledown/scenario.yaml -by 3
+//	go run ./examples/scaledown
+//	go run ./examples/scaledown -f examples/scaledown/scenario.yaml -by 2
 //
 // Real cluster state works too (see the README for the kubectl commands).
 package main
 
 import (
+	_ "embed"
 	"errors"
 	"flag"
 	"fmt"
@@ -21,41 +24,55 @@ import (
 	"github.com/clonecore/cloneset/clonesetcore"
 	"github.com/clonecore/cloneset/manifest"
 	"github.com/clonecore/cloneset/model"
+	"github.com/clonecore/cloneset/ordering"
 )
 
+// bundled is the scenario the example reads without -f.
+//
+//go:embed scenario.yaml
+var bundled []byte
+
+// bundledName names the bundled scenario in messages.
+const bundledName = "examples/scaledown/scenario.yaml"
+
 func main() {
-	file := flag.String("f", "scenario.yaml", "scenario file (YAML or JSON stream; - for standard input)")
-	by := flag.Int("by", 3, "how many replicas to remove")
-	flag.Parse()
-	if err := run(os.Stdout, os.Stdin, *file, *by); err != nil {
-		fmt.Fprintln(os.Stderr, "scaledown:", err)
-		os.Exit(1)
+	os.Exit(realMain(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// realMain is the program without os.Exit: its arguments, standard streams
+// and exit status (0; 1 for a bad scenario; 2 for bad usage).
+func realMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("scaledown", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	file := fs.String("f", "", "scenario file (YAML or JSON stream; - for standard input); default: the bundled "+bundledName)
+	by := fs.Int("by", 3, "how many replicas to remove")
+	if err := fs.Parse(args); err != nil {
+		return 2
 	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "scaledown: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if err := run(stdout, stdin, *file, *by); err != nil {
+		fmt.Fprintln(stderr, "scaledown:", err)
+		return 1
+	}
+	return 0
 }
 
-// whyWords explains the ranking keys of clonesetcore.RankedPod.Why: why a pod
-// was placed before the next one.
-var whyWords = map[string]string{
-	"unscheduled":  "not scheduled on a node yet",
-	"phase":        "earlier phase (Pending < Unknown < Running)",
-	"unavailable":  "not available",
-	"notReady":     "not ready",
-	"deletionCost": "lower pod-deletion-cost",
-	"rank":         "shares its node (or topology domain) with other pods of the CloneSet",
-	"readyTime":    "became ready more recently",
-	"restarts":     "more container restarts",
-	"creationTime": "created more recently",
-	"name":         "all keys equal: name order",
-	"last":         "most valuable: deleted last",
-}
-
-// run plans the scenario in file with spec.replicas lowered by `by` and writes
-// the answer to w.
+// run plans the scenario in file (the bundled one when file is "") with
+// spec.replicas lowered by `by` and writes the answer to w.
 func run(w io.Writer, stdin io.Reader, file string, by int) error {
 	if by < 0 {
 		return errors.New("-by must not be negative")
 	}
-	scn, err := manifest.LoadFiles([]string{file}, stdin)
+	var scn *model.Scenario
+	var err error
+	if file == "" {
+		scn, err = manifest.LoadBytes(bundled, bundledName)
+	} else {
+		scn, err = manifest.LoadFiles([]string{file}, stdin)
+	}
 	if err != nil {
 		return err
 	}
@@ -96,7 +113,7 @@ func run(w io.Writer, stdin io.Reader, file string, by int) error {
 
 	fmt.Fprintln(w, "\nDeletion ranking (first = deleted first):")
 	for i, p := range ranking.Pods {
-		fmt.Fprintf(w, "  %d. %-8s %s\n", i+1, p.Name, whyWords[p.Why])
+		fmt.Fprintf(w, "  %d. %-8s %s\n", i+1, p.Name, ordering.Explain(p.Why))
 	}
 	fmt.Fprintln(w, "(each reason is the key that put the pod before the next one; with a partition,")
 	fmt.Fprintln(w, " the planner ranks old-revision and updated pods separately)")

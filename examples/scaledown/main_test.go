@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/clonecore/cloneset/internal/exampletest"
 )
 
 func TestScaleDownByThree(t *testing.T) {
@@ -22,12 +24,12 @@ Budget: 3 pods to remove, 0 of them from old revisions; ready pods that may be d
 (pods that are not ready are never charged to that budget)
 
 Deletion ranking (first = deleted first):
-  1. web-c    not scheduled on a node yet
-  2. web-d    not available
-  3. web-e    lower pod-deletion-cost
-  4. web-a    shares its node (or topology domain) with other pods of the CloneSet
-  5. web-f    became ready more recently
-  6. web-b    most valuable: deleted last
+  1. web-c    it has no node yet and the next pod has one
+  2. web-d    it is not available and the next pod is
+  3. web-e    its pod-deletion-cost annotation is lower
+  4. web-a    it shares its node (or topology domain) with more pods of the CloneSet
+  5. web-f    it became ready more recently
+  6. web-b    the last pod of the ranking
 (each reason is the key that put the pod before the next one; with a partition,
  the planner ranks old-revision and updated pods separately)
 `
@@ -89,4 +91,23 @@ func readFile(w *strings.Builder, name string) error {
 	}
 	w.Write(data)
 	return nil
+}
+
+// The example runs from the repository root as the README and its package
+// doc show it, with the bundled scenario when -f is not given.
+func TestRunsAsDocumented(t *testing.T) {
+	outputs := exampletest.RunAsDocumented(t, "scaledown", realMain)
+	if got := outputs["go run ./examples/scaledown"]; !strings.HasPrefix(got, "CloneSet default/web: replicas 6 -> 3\n") {
+		t.Errorf("without -f:\n%s", got)
+	}
+}
+
+func TestUsage(t *testing.T) {
+	var out, errs strings.Builder
+	if code := realMain([]string{"-by", "x"}, nil, &out, &errs); code != 2 || !strings.Contains(errs.String(), "invalid value") {
+		t.Errorf("bad -by: exit %d, stderr %q", code, errs.String())
+	}
+	if code := realMain([]string{"-f", "missing.yaml"}, nil, &out, &errs); code != 1 || !strings.Contains(errs.String(), "scaledown: ") {
+		t.Errorf("missing file: exit %d, stderr %q", code, errs.String())
+	}
 }

@@ -4,13 +4,16 @@
 // does, the Progressing condition, whether the controller will look again by
 // itself, and the plan's notes, which name every reason nothing happens.
 //
-// Run it from the repository root on one of the bundled scenarios:
+// Run it from the repository root on one of the bundled scenarios (without
+// -f it reads examples/stuckrollout/unready.yaml, built into the program):
 //
+//	go run ./examples/stuckrollout
 //	go run ./examples/stuckrollout -f examples/stuckrollout/unready.yaml
 //	go run ./examples/stuckrollout -f examples/stuckrollout/prehook.yaml
 package main
 
 import (
+	_ "embed"
 	"flag"
 	"fmt"
 	"io"
@@ -23,18 +26,48 @@ import (
 	"github.com/clonecore/cloneset/model"
 )
 
+// bundled is the scenario the example reads without -f.
+//
+//go:embed unready.yaml
+var bundled []byte
+
+// bundledName names the bundled scenario in messages.
+const bundledName = "examples/stuckrollout/unready.yaml"
+
 func main() {
-	file := flag.String("f", "unready.yaml", "scenario file (YAML or JSON stream; - for standard input)")
-	flag.Parse()
-	if err := run(os.Stdout, os.Stdin, *file); err != nil {
-		fmt.Fprintln(os.Stderr, "stuckrollout:", err)
-		os.Exit(1)
-	}
+	os.Exit(realMain(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-// run plans the scenario in file and writes the explanation to w.
+// realMain is the program without os.Exit: its arguments, standard streams
+// and exit status (0; 1 for a bad scenario; 2 for bad usage).
+func realMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("stuckrollout", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	file := fs.String("f", "", "scenario file (YAML or JSON stream; - for standard input); default: the bundled "+bundledName)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "stuckrollout: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if err := run(stdout, stdin, *file); err != nil {
+		fmt.Fprintln(stderr, "stuckrollout:", err)
+		return 1
+	}
+	return 0
+}
+
+// run plans the scenario in file (the bundled one when file is "") and
+// writes the explanation to w.
 func run(w io.Writer, stdin io.Reader, file string) error {
-	scn, err := manifest.LoadFiles([]string{file}, stdin)
+	var scn *model.Scenario
+	var err error
+	if file == "" {
+		scn, err = manifest.LoadBytes(bundled, bundledName)
+	} else {
+		scn, err = manifest.LoadFiles([]string{file}, stdin)
+	}
 	if err != nil {
 		return err
 	}
@@ -116,14 +149,14 @@ func run(w io.Writer, stdin io.Reader, file string) error {
 	case waiting == 0:
 		fmt.Fprintln(w, "\nVerdict: nothing left to roll out.")
 	case moving == 0:
-		fmt.Fprintf(w, "\nVerdict: STUCK. %s wait for the update and nothing moves this round", pods(waiting))
+		fmt.Fprintf(w, "\nVerdict: STUCK. %s %s for the update and nothing moves this round", pods(waiting), verb(waiting, "waits", "wait"))
 		if plan.RequeueAfterSeconds > 0 {
 			fmt.Fprintln(w, ", but the controller will look again by itself.")
 		} else {
 			fmt.Fprintln(w, "; fix the pods named above (or the CloneSet) to unblock it.")
 		}
 	default:
-		fmt.Fprintf(w, "\nVerdict: moving. %d actions this round, %s still wait.\n", moving, pods(waiting))
+		fmt.Fprintf(w, "\nVerdict: moving. %d %s this round, %s still %s.\n", moving, verb(moving, "action", "actions"), pods(waiting), verb(waiting, "waits", "wait"))
 	}
 	return nil
 }
@@ -176,6 +209,14 @@ func whyUnavailable(cs *model.CloneSet, p *model.Pod, scn *model.Scenario) strin
 		why = append(why, fmt.Sprintf("%d restarts", r))
 	}
 	return strings.Join(why, ", ")
+}
+
+// verb is one when n is 1, else many.
+func verb(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func pods(n int) string {

@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/clonecore/cloneset/internal/exampletest"
 )
 
 func explain(t *testing.T, file string, edit func(string) string) string {
@@ -56,7 +58,7 @@ func TestUnreadyNewPodRecovers(t *testing.T) {
 	for _, want := range []string{
 		"  unavailable now:\n    none\n",
 		"    - RecreatePod api-o1: rolling update: recreate (policy ReCreate)\n",
-		"Verdict: moving. 1 actions this round, 4 pods still wait.\n",
+		"Verdict: moving. 1 action this round, 4 pods still wait.\n",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %q:\n%s", want, got)
@@ -78,7 +80,7 @@ func TestPreDeleteHookNeverReleased(t *testing.T) {
 
 Why, according to the plan:
   - 1 pod in PreparingDelete still hooked by lifecycle.preDelete: waiting for the hook to be released
-  - update budget used up: 1 pods unavailable, updateMaxUnavailable 1; 3 pods wait
+  - update budget used up: 1 pod unavailable, updateMaxUnavailable 1; 3 pods wait
 
 Verdict: STUCK. 3 pods wait for the update and nothing moves this round; fix the pods named above (or the CloneSet) to unblock it.
 `
@@ -104,5 +106,17 @@ func TestMissingFile(t *testing.T) {
 	var out strings.Builder
 	if err := run(&out, nil, "missing.yaml"); err == nil {
 		t.Error("a missing file is not an error")
+	}
+}
+
+// The example runs from the repository root as the README and its package
+// doc show it, with the bundled scenario when -f is not given.
+func TestRunsAsDocumented(t *testing.T) {
+	outputs := exampletest.RunAsDocumented(t, "stuckrollout", realMain)
+	if got := outputs["go run ./examples/stuckrollout"]; got != outputs["go run ./examples/stuckrollout -f examples/stuckrollout/unready.yaml"] || !strings.Contains(got, "Verdict: STUCK.") {
+		t.Errorf("without -f, not the bundled unready.yaml:\n%s", got)
+	}
+	if got := outputs["go run ./examples/stuckrollout -f examples/stuckrollout/prehook.yaml"]; !strings.Contains(got, "held by the preDelete hook") {
+		t.Errorf("prehook.yaml:\n%s", got)
 	}
 }

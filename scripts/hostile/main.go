@@ -191,7 +191,7 @@ spec:
 	}},
 	{"scale-in-100k", "100,000 owned pods, spec.replicas 0 (100,000 deletions)", func() string {
 		var b strings.Builder
-		b.WriteString(scenarioDoc + cloneSet("v1beta1", "0", "  updateStrategy: {maxUnavailable: \"100%\"}\n"))
+		b.WriteString(scenarioDoc + cloneSet("v1beta1", "0", "  updateStrategy: {rollingUpdate: {maxUnavailable: \"100%\"}}\n"))
 		pods(&b, 100_000, "big", "")
 		return b.String()
 	}},

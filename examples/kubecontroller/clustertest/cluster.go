@@ -7,19 +7,20 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/clonecore/cloneset/examples/kubecontroller/config"
 	"github.com/clonecore/cloneset/examples/kubecontroller/controlplane"
-	"github.com/clonecore/cloneset/examples/kubecontroller/crd"
+	"github.com/clonecore/cloneset/examples/kubecontroller/installtest"
 	"github.com/go-logr/logr"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 // Cluster is a running control plane prepared for CloneSet scenarios: kwok
-// nodes in three zones, the CloneSet CustomResourceDefinition installed, and
-// the API server's version read from discovery as the controller reads it.
+// nodes in three zones, the CloneSet system of config/ installed with the
+// binary's webhooks served from the test process (the CloneSet defaults and
+// verdicts, the pod webhook's KruisePodReady gate, the conversion), and the
+// API server's version read from discovery as the controller reads it.
 // Its methods are safe for concurrent use; each Run has a namespace of its
 // own.
 type Cluster struct {
@@ -33,6 +34,8 @@ type Cluster struct {
 	// (/version's gitVersion, "v1.37.2"): the Reconciler builds its
 	// requests for it.
 	ServerVersion string
+	// webhooks serves the binary's webhooks from the test process.
+	webhooks *installtest.InProcess
 }
 
 // DefaultOptions are the control plane options of Start when none are
@@ -43,17 +46,8 @@ func DefaultOptions() controlplane.Options {
 }
 
 // NewScheme returns the scheme of the Cluster's clients: client-go's types
-// (core, apps, ...) and apiextensions (the CRD).
-func NewScheme() (*runtime.Scheme, error) {
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		return nil, err
-	}
-	if err := apiextensionsv1.AddToScheme(scheme); err != nil {
-		return nil, err
-	}
-	return scheme, nil
-}
+// (core, apps, ...) and apiextensions (the CRD): config.Scheme.
+func NewScheme() (*runtime.Scheme, error) { return config.Scheme() }
 
 // Start starts a control plane with opts (building missing binaries first,
 // see controlplane.Binaries), installs the CloneSet CRD and reads the
@@ -76,18 +70,23 @@ func Start(ctx context.Context, opts controlplane.Options) (_ *Cluster, err erro
 	if err != nil {
 		return nil, err
 	}
-	if err := crd.Install(ctx, c); err != nil {
-		return nil, fmt.Errorf("clustertest: install the CloneSet CRD: %w", err)
+	hooks, err := installtest.ServeInProcess(ctx, cp, installtest.AllWebhooks, "default")
+	if err != nil {
+		return nil, fmt.Errorf("clustertest: install the CloneSet system and its webhooks: %w", err)
 	}
 	info, err := cp.Clientset().Discovery().ServerVersion()
 	if err != nil {
+		hooks.Close()
 		return nil, fmt.Errorf("clustertest: read the API server's version: %w", err)
 	}
-	return &Cluster{ControlPlane: cp, Client: c, Scheme: scheme, ServerVersion: info.GitVersion}, nil
+	return &Cluster{ControlPlane: cp, Client: c, Scheme: scheme, ServerVersion: info.GitVersion, webhooks: hooks}, nil
 }
 
-// Stop stops the control plane and removes its files.
-func (c *Cluster) Stop() error { return c.ControlPlane.Stop() }
+// Stop stops the webhooks and the control plane and removes its files.
+func (c *Cluster) Stop() error {
+	c.webhooks.Close()
+	return c.ControlPlane.Stop()
+}
 
 // shared is the package's Cluster of Shared and Main.
 var shared struct {

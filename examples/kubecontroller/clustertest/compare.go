@@ -3,6 +3,7 @@ package clustertest
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -70,9 +71,10 @@ func (f FinalState) replicas() string {
 	return "?"
 }
 
-// podLine describes a pod of a FinalState.
-func podLine(labels map[string]string, phase string, ready bool) string {
-	return fmt.Sprintf("%s %s %s ready=%v", labels[model.LabelRevisionHash], labels[model.LabelLifecycleState], phase, ready)
+// podLine describes a pod of a FinalState (gated: it has the
+// KruisePodReady readiness gate, the pod webhook's).
+func podLine(labels map[string]string, phase string, ready, gated bool) string {
+	return fmt.Sprintf("%s %s %s ready=%v kruisePodReadyGate=%v", labels[model.LabelRevisionHash], labels[model.LabelLifecycleState], phase, ready, gated)
 }
 
 // claimLine describes a claim of a FinalState: its volume claim template
@@ -101,7 +103,8 @@ func (r *Run) Final() FinalState {
 	var f FinalState
 	ids := map[string]bool{}
 	for _, p := range r.Pods() {
-		f.Pods = append(f.Pods, podLine(p.Labels, string(p.Status.Phase), conditionTrue(&p, corev1.PodReady)))
+		gated := slices.ContainsFunc(p.Spec.ReadinessGates, func(g corev1.PodReadinessGate) bool { return g.ConditionType == model.ConditionKruisePodReady })
+		f.Pods = append(f.Pods, podLine(p.Labels, string(p.Status.Phase), conditionTrue(&p, corev1.PodReady), gated))
 		ids[p.Labels[model.LabelInstanceID]] = true
 	}
 	for _, v := range r.Claims() {
@@ -135,7 +138,7 @@ func simulatedFinal(c *sim.Cluster) FinalState {
 		if cond := p.Condition("Ready"); cond == nil || cond.Status != "True" {
 			ready = false
 		}
-		f.Pods = append(f.Pods, podLine(p.Labels, p.Status.Phase, ready))
+		f.Pods = append(f.Pods, podLine(p.Labels, p.Status.Phase, ready, p.Spec.HasReadinessGate(model.ConditionKruisePodReady)))
 		ids[p.Labels[model.LabelInstanceID]] = true
 	}
 	for _, v := range c.PVCs() {
@@ -154,15 +157,15 @@ var simStart = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 
 // SimConfig is the simulator's world for a scenario: one second for the
 // scheduler, the kubelet and a termination, the scenario's hook delay
-// rounded up to seconds for the hook owners, no KruisePodReady readiness
-// gate (no Kruise webhook on the control plane), the scenario's faults.
+// rounded up to seconds for the hook owners, the KruisePodReady readiness
+// gate (the pod webhook serves it on the control plane too), the
+// scenario's faults.
 func (sc Scenario) SimConfig() sim.Config {
 	cfg := sim.DefaultConfig()
 	one := sim.Seconds(1, 1)
 	hook := int((sc.HookDelay + time.Second - 1) / time.Second)
 	cfg.Delays = sim.Delays{Schedule: one, Start: one, Ready: one, InPlace: one, Terminate: one,
 		Hook: sim.Seconds(hook, hook), Reconcile: time.Second, Requeue: 10 * time.Millisecond}
-	cfg.NoKruisePodReadyGate = true
 	cfg.Faults = sc.Faults
 	cfg.MaxSteps = 5000
 	return cfg

@@ -9,6 +9,7 @@ import (
 
 	"github.com/clonecore/cloneset/examples/kubecontroller/clustertest"
 	"github.com/clonecore/cloneset/examples/kubecontroller/controlplane"
+	"github.com/clonecore/cloneset/internal/cisummary"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -180,7 +181,7 @@ func TestPodNamesNotReusedOnKubeAPIServer(t *testing.T) {
 			}
 		},
 	})
-	fmt.Printf("pod names reused on kube-apiserver: %d (PVC reuse: %d)\n", reused, claimReuse)
+	cisummary.Print(t, fmt.Sprintf("pod names reused on kube-apiserver: %d (PVC reuse: %d)", reused, claimReuse))
 	if reused != 0 {
 		t.Errorf("%d pod names created again without their claim: %v", reused, examples)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/clonecore/cloneset/examples/kubecontroller"
+	"github.com/clonecore/cloneset/internal/cisummary"
 	"github.com/clonecore/cloneset/model"
 	"github.com/clonecore/cloneset/sim"
 	"github.com/go-logr/logr"
@@ -193,6 +194,11 @@ func (c *Cluster) Start(t testing.TB, sc Scenario) *Run {
 	if err := r.Reconciler.SetupWithManager(mgr); err != nil {
 		t.Fatalf("%s: set up the controller: %v", sc.Name, err)
 	}
+	// The KruisePodReady gate the pod webhook gives the pods needs its
+	// first True, as the binary gives it.
+	if err := (&kubecontroller.PodReadinessReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
+		t.Fatalf("%s: set up the pod readiness reconciler: %v", sc.Name, err)
+	}
 	r.managed = true
 	go func() {
 		defer close(r.stopped)
@@ -207,6 +213,9 @@ func (c *Cluster) Start(t testing.TB, sc Scenario) *Run {
 	cs.SetNamespace(r.Namespace)
 	if err := c.Client.Create(r.ctx, cs); err != nil {
 		t.Fatalf("%s: create the CloneSet: %v", sc.Name, err)
+	}
+	if _, ok, _ := unstructured.NestedInt64(cs.Object, "spec", "revisionHistoryLimit"); !ok {
+		t.Fatalf("%s: the CloneSet was created without the mutating webhook's defaults", sc.Name)
 	}
 	r.cloneSets = append(r.cloneSets, cs.DeepCopy())
 	r.podsAt = append(r.podsAt, nil)
@@ -503,8 +512,8 @@ func (c *Cluster) RunScenario(t *testing.T, sc Scenario) Result {
 	if sc.Outcome != sim.Converged {
 		note = fmt.Sprintf(" (at rest where the simulator ends %s: %d of %s updated)", sc.Outcome, res.Final.updated(), res.Final.replicas())
 	}
-	fmt.Printf("kubecontroller on kube-apiserver %s: converged after %d reconciles, %d requests, %d refused%s\n",
-		sc.Name, res.Counts.Reconciles, res.Counts.Requests, len(res.Counts.Refused), note)
+	cisummary.Print(t, fmt.Sprintf("kubecontroller on kube-apiserver %s: converged after %d reconciles, %d requests, %d refused%s",
+		sc.Name, res.Counts.Reconciles, res.Counts.Requests, len(res.Counts.Refused), note))
 	t.Logf("%s: %v wall time; %d conflicts (planned again):%s\nfinal state: %s", sc.Name, res.Duration.Round(time.Millisecond),
 		len(res.Counts.Conflicts), strings.Join(append([]string{""}, res.Counts.Conflicts...), "\n  "), res.Final)
 	if len(res.Counts.Refused) > 0 {

@@ -19,11 +19,27 @@ import (
 // nothing else. The user of each event tells whose write it was
 // (AdminUser, SchedulerUser, KwokUser, ControllerManagerUser for the
 // garbage collector, or a user of UserConfig).
-const AuditPolicyWrites = `apiVersion: audit.k8s.io/v1
+const AuditPolicyWrites = auditPolicyHead + auditRuleWrites + auditRuleNone
+
+// AuditPolicyWritesAndServiceAccounts is AuditPolicyWrites plus every
+// request of a service account (group system:serviceaccounts), whatever its
+// verb and resource, at level Metadata and once per request: the requests
+// of a controller run with a service account's token, reads and refused
+// requests (403 Forbidden) included. The control plane's own components
+// authenticate with their users, not service accounts.
+const AuditPolicyWritesAndServiceAccounts = auditPolicyHead + auditRuleServiceAccounts + auditRuleWrites + auditRuleNone
+
+// The parts of the audit policies.
+const (
+	auditPolicyHead = `apiVersion: audit.k8s.io/v1
 kind: Policy
 omitStages: [RequestReceived]
 rules:
-- level: Metadata
+`
+	auditRuleServiceAccounts = `- level: Metadata
+  userGroups: [system:serviceaccounts]
+`
+	auditRuleWrites = `- level: Metadata
   verbs: [create, update, patch, delete, deletecollection]
   resources:
   - group: ""
@@ -32,8 +48,10 @@ rules:
     resources: [controllerrevisions]
   - group: apps.kruise.io
     resources: [clonesets, clonesets/*]
-- level: None
 `
+	auditRuleNone = `- level: None
+`
+)
 
 // AuditEvent is one event of the audit log (audit.k8s.io/v1 Event, the
 // fields a test reads).

@@ -573,6 +573,14 @@ func (cp *ControlPlane) StartEtcd(ctx context.Context) error {
 // KUBECONFIG set to the admin kubeconfig. Stop the process with its Stop or
 // Kill; the control plane's Stop stops any still running.
 func (cp *ControlPlane) StartProcess(name, path string, args ...string) (*Process, error) {
+	return cp.StartProcessEnv(name, []string{"KUBECONFIG=" + cp.kubeconfig}, path, args...)
+}
+
+// StartProcessEnv is StartProcess with the environment variables env
+// added to the test's instead of KUBECONFIG (the test's own KUBECONFIG is
+// never passed on): a program that must not find the admin kubeconfig,
+// one run with credentials of its own.
+func (cp *ControlPlane) StartProcessEnv(name string, env []string, path string, args ...string) (*Process, error) {
 	if name == "" || strings.ContainsAny(name, `/\`) {
 		return nil, fmt.Errorf("controlplane: StartProcess: name %q must be a non-empty file name", name)
 	}
@@ -581,7 +589,7 @@ func (cp *ControlPlane) StartProcess(name, path string, args ...string) (*Proces
 	if cp.stopped {
 		return nil, errors.New("controlplane: stopped")
 	}
-	p, err := startProcess(name, filepath.Join(cp.logDir, name+".log"), []string{"KUBECONFIG=" + cp.kubeconfig}, path, args...)
+	p, err := startProcess(name, filepath.Join(cp.logDir, name+".log"), env, path, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -76,7 +77,10 @@ func startProcess(name, logPath string, env []string, path string, args ...strin
 	}
 	fmt.Fprintf(logFile, "=== controlplane: %s starting at %s: %s %s\n", name, time.Now().Format(time.RFC3339Nano), path, strings.Join(args, " "))
 	cmd := exec.Command(path, args...)
-	cmd.Env = append(os.Environ(), env...)
+	// The test's own KUBECONFIG never reaches the program: it gets the
+	// one env names, or none.
+	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "KUBECONFIG=") })
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}

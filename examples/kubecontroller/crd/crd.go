@@ -1,25 +1,28 @@
-// Package crd ships the CloneSet CustomResourceDefinition of the cloneset
-// project (clonesets.yaml, this project's own manifest) and installs it.
+// Package crd installs the CloneSet CustomResourceDefinition of the
+// cloneset project (config/manifests/01-crd-clonesets.yaml, this project's
+// own manifest, one of the manifests of package config).
 //
 // The manifest declares apps.kruise.io CloneSet in v1beta1 (served, stored)
-// and v1alpha1 (served), with the status and scale subresources and a
-// structural schema that keeps every field the library reads or writes. The
-// comments at the top of clonesets.yaml explain its decisions. Users apply
-// it with kubectl:
+// and v1alpha1 (served), each with its own structural schema keeping every
+// field the library reads or writes and OpenKruise's webhooks default or
+// convert, the status and scale subresources, and the conversion webhook of
+// clonesetcontroller. The comments at its top explain its decisions. Users
+// apply it with the rest of config/:
 //
-//	kubectl apply -f crd/clonesets.yaml
+//	kubectl apply -f config/manifests/
 //
-// Programs and tests call Install.
+// Programs and tests call Install (which installs the definition alone:
+// objects written in v1alpha1 then need the conversion webhook served).
 package crd
 
 import (
 	"context"
-	_ "embed" // the manifest
 	"errors"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/clonecore/cloneset/examples/kubecontroller/config"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -29,10 +32,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// Manifest is clonesets.yaml: the CloneSet CustomResourceDefinition as YAML.
-//
-//go:embed clonesets.yaml
-var Manifest []byte
+// Manifest is the CloneSet CustomResourceDefinition as YAML
+// (config.CRD).
+var Manifest = config.CRD
+
+// manifestPath is where Manifest is, for messages.
+const manifestPath = "config/manifests/01-crd-clonesets.yaml"
 
 // Name is the CustomResourceDefinition's name.
 const Name = "clonesets.apps.kruise.io"
@@ -60,11 +65,11 @@ func decode(manifest []byte) (*apiextensionsv1.CustomResourceDefinition, error) 
 	decoder := serializer.NewCodecFactory(scheme, serializer.EnableStrict).UniversalDeserializer()
 	obj, _, err := decoder.Decode(manifest, nil, nil)
 	if err != nil {
-		return nil, fmt.Errorf("crd: clonesets.yaml: %w", err)
+		return nil, fmt.Errorf("crd: %s: %w", manifestPath, err)
 	}
 	out, ok := obj.(*apiextensionsv1.CustomResourceDefinition)
 	if !ok {
-		return nil, fmt.Errorf("crd: clonesets.yaml holds a %T, not a CustomResourceDefinition", obj)
+		return nil, fmt.Errorf("crd: %s holds a %T, not a CustomResourceDefinition", manifestPath, obj)
 	}
 	return out, nil
 }

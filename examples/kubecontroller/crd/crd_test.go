@@ -7,10 +7,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/clonecore/cloneset/admission"
 	"github.com/clonecore/cloneset/clonesetcore"
+	"github.com/clonecore/cloneset/internal/admissionrecord"
 	"github.com/clonecore/cloneset/manifest"
 	"github.com/clonecore/cloneset/requests"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
@@ -79,8 +82,10 @@ func TestVersionsAndSubresources(t *testing.T) {
 	if n.Kind != "CloneSet" || n.ListKind != "CloneSetList" || n.Plural != "clonesets" || n.Singular != "cloneset" || len(n.ShortNames) == 0 {
 		t.Errorf("names %+v", n)
 	}
-	if s.Conversion == nil || s.Conversion.Strategy != apiextensionsv1.NoneConverter {
-		t.Errorf("conversion %+v, want None", s.Conversion)
+	if conv := s.Conversion; conv == nil || conv.Strategy != apiextensionsv1.WebhookConverter || conv.Webhook == nil || conv.Webhook.ClientConfig == nil ||
+		conv.Webhook.ClientConfig.Service == nil || conv.Webhook.ClientConfig.Service.Path == nil || *conv.Webhook.ClientConfig.Service.Path != "/convert" ||
+		!slices.Equal(conv.Webhook.ConversionReviewVersions, []string{"v1"}) {
+		t.Errorf("conversion %+v, want the webhook at /convert of the Service, ConversionReview v1", s.Conversion)
 	}
 	if len(s.Versions) != 2 {
 		t.Fatalf("%d versions, want v1beta1 and v1alpha1", len(s.Versions))
@@ -127,6 +132,35 @@ func TestVersionsAndSubresources(t *testing.T) {
 		for _, want := range []string{"desired", "updated", "ready", "available", "age"} {
 			if !columns[want] {
 				t.Errorf("%s: no printer column %q", v.Name, want)
+			}
+		}
+	}
+}
+
+// TestVersionsHaveTheirOwnFields: each version declares its own update
+// and scale strategy, and not the other's.
+func TestVersionsHaveTheirOwnFields(t *testing.T) {
+	c := loadCRD(t)
+	for _, tc := range []struct {
+		version       string
+		have, notHave []string
+	}{
+		{"v1beta1",
+			[]string{"/spec/updateStrategy/rollingUpdate/partition", "/spec/updateStrategy/rollingUpdate/podUpdatePolicy", "/spec/updateStrategy/rollingUpdate/inPlaceUpdateStrategy", "/spec/scaleStrategy/enablePVCReuse", "/spec/scaleStrategy/excludePreparingDelete"},
+			[]string{"/spec/updateStrategy/partition", "/spec/updateStrategy/maxSurge", "/spec/updateStrategy/inPlaceUpdateStrategy", "/spec/scaleStrategy/disablePVCReuse"}},
+		{"v1alpha1",
+			[]string{"/spec/updateStrategy/partition", "/spec/updateStrategy/maxSurge", "/spec/updateStrategy/paused", "/spec/updateStrategy/inPlaceUpdateStrategy", "/spec/scaleStrategy/disablePVCReuse"},
+			[]string{"/spec/updateStrategy/rollingUpdate", "/spec/scaleStrategy/enablePVCReuse", "/spec/scaleStrategy/excludePreparingDelete"}},
+	} {
+		root := version(t, c, tc.version).Schema.OpenAPIV3Schema
+		for _, p := range tc.have {
+			if _, err := schemaAt(root, p); err != nil {
+				t.Errorf("%s: %v", tc.version, err)
+			}
+		}
+		for _, p := range tc.notHave {
+			if _, err := schemaAt(root, p); err == nil {
+				t.Errorf("%s declares %s, a field of the other version", tc.version, p)
 			}
 		}
 	}
@@ -446,11 +480,16 @@ func propertyOf(s *apiextensionsv1.JSONSchemaProps, name string) *apiextensionsv
 }
 
 // TestNothingIsPruned runs the API server's own pruning on every golden
-// CloneSet and every status write, along the path an object takes with
-// conversion None: pruned by the schema of the version it is written in,
-// then by the storage version's when it is stored; read back, by the
-// storage version's and then by the version it is read in. Not one field
-// may go.
+// CloneSet and every status write, and on the record of what OpenKruise's
+// webhooks make of 100 CloneSets (testdata/conformance-admission: the
+// defaulted objects and their conversions), along the path an object takes:
+// pruned by the schema of the version it is written in, converted to the
+// storage version (the conversion webhook: package admission) and pruned by
+// its schema when it is stored; read back, converted to the version it is
+// read in and pruned by that version's schema. Not one field may go, and
+// what is read in the version it was written in is what was written, where
+// the conversion is lossless (a v1beta1 object whose v1alpha1 form is not
+// one upstream loses nothing of).
 func TestNothingIsPruned(t *testing.T) {
 	c := loadCRD(t)
 	schemas := map[string]*structuralschema.Structural{}
@@ -461,21 +500,42 @@ func TestNothingIsPruned(t *testing.T) {
 			storage = v.Name
 		}
 	}
-	golden := readGoldenCloneSets(t)
+	prune := func(obj map[string]any, version string) []string {
+		return pruning.PruneWithOptions(obj, schemas[version], true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})
+	}
+	convert := func(file string, obj map[string]any, to string) map[string]any {
+		if versionOf(obj) == to {
+			return obj
+		}
+		data, err := json.Marshal(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := admission.ConvertJSON(data, admission.Version(to))
+		if err != nil {
+			t.Fatalf("%s: convert to %s: %v", file, to, err)
+		}
+		var m map[string]any
+		mustUnmarshal(t, file, out, &m)
+		return m
+	}
+	checked := 0
 	check := func(file string, obj map[string]any) {
 		written := versionOf(obj)
 		for read := range schemas {
-			copied := deepCopy(t, obj)
-			var pruned []string
-			for _, name := range []string{written, storage, storage, read} {
-				pruned = append(pruned, pruning.PruneWithOptions(copied, schemas[name], true,
-					structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})...)
-			}
+			checked++
+			o := deepCopy(t, obj)
+			pruned := prune(o, written)
+			o = convert(file, o, storage)
+			pruned = append(pruned, prune(o, storage)...)
+			o = convert(file, o, read)
+			pruned = append(pruned, prune(o, read)...)
 			if len(pruned) > 0 {
 				t.Errorf("%s: written as %s, read as %s: the API server prunes %v", file, written, read, pruned)
 			}
 		}
 	}
+	golden := readGoldenCloneSets(t)
 	for _, o := range golden.objects {
 		check(o.file, o.value)
 	}
@@ -483,7 +543,61 @@ func TestNothingIsPruned(t *testing.T) {
 		for name := range schemas {
 			obj := deepCopy(t, w.value)
 			obj["apiVersion"], obj["kind"] = "apps.kruise.io/"+name, "CloneSet"
+			obj["metadata"] = map[string]any{"name": "status", "namespace": "default"}
+			obj["spec"] = map[string]any{"selector": map[string]any{"matchLabels": map[string]any{"app": "a"}}, "template": map[string]any{}}
 			check(w.file, obj)
+		}
+	}
+	for _, r := range readAdmissionRecord(t) {
+		check(r.file+" defaulted", r.defaulted)
+		check(r.file+" converted", r.converted)
+	}
+	if checked < 1000 {
+		t.Errorf("%d paths checked", checked)
+	}
+	t.Logf("%d write and read paths checked", checked)
+}
+
+// admissionRecord is one world of testdata/conformance-admission: the
+// object after OpenKruise's mutating webhook, and converted to the other
+// version.
+type admissionRecord struct {
+	file                 string
+	defaulted, converted map[string]any
+}
+
+// admissionRecordDir is the record of OpenKruise's webhooks.
+const admissionRecordDir = "../../../testdata/conformance-admission"
+
+func readAdmissionRecord(t *testing.T) []admissionRecord {
+	t.Helper()
+	lines, err := admissionrecord.Read(admissionRecordDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []admissionRecord
+	for _, l := range lines {
+		// As plain JSON trees (numbers as float64), as the schema walkers
+		// and the pruning read them.
+		out = append(out, admissionRecord{file: "conformance-admission " + l.ID, defaulted: deepCopy(t, l.Defaulted), converted: deepCopy(t, l.Converted)})
+	}
+	if len(out) != 100 {
+		t.Fatalf("%d worlds in the admission record, want 100", len(out))
+	}
+	return out
+}
+
+// TestSchemaDeclaresTheAdmissionRecord: every spec field of what
+// OpenKruise's webhooks make of the record's CloneSets, defaulted and
+// converted, is declared by the schema of its version, with its type.
+func TestSchemaDeclaresTheAdmissionRecord(t *testing.T) {
+	c := loadCRD(t)
+	for _, r := range readAdmissionRecord(t) {
+		for what, obj := range map[string]map[string]any{"defaulted": r.defaulted, "converted": r.converted} {
+			v := version(t, c, versionOf(obj))
+			for _, e := range valueErrors("spec", obj["spec"], propertyOf(v.Schema.OpenAPIV3Schema, "spec")) {
+				t.Errorf("%s %s: %s", r.file, what, e)
+			}
 		}
 	}
 }

@@ -18,11 +18,15 @@ type writeReport struct {
 	twice   []string       // objects created or deleted twice
 }
 
+// writeVerbs are the verbs of writes (the audit log also has the
+// controller processes' reads).
+var writeVerbs = map[string]bool{"create": true, "update": true, "patch": true, "delete": true, "deletecollection": true}
+
 // The resources whose objects must be created and deleted once.
 var onceResources = map[string]bool{"pods": true, "persistentvolumeclaims": true, "controllerrevisions": true}
 
 // auditWrites reads the audit log and reports the writes of the controller
-// processes (every user of controllerGroup) in ns
+// processes (every service account of the test's namespace) in ns
 // (counted from start): an object (by resource and name) created again
 // while it exists, or deleted again after a successful delete and before a
 // new create, was written twice (whenever it happened). It waits for the log to stop growing first (the API server writes
@@ -45,7 +49,7 @@ func (e *env) auditWrites(start time.Time) writeReport {
 	objects := map[string]*life{}
 	for _, ev := range events {
 		ref := ev.ObjectRef
-		if ref == nil || ref.Namespace != e.ns || !slices.Contains(ev.User.Groups, controllerGroup) {
+		if ref == nil || ref.Namespace != e.ns || !e.isController(ev.User) || !writeVerbs[ev.Verb] {
 			continue
 		}
 		what := ev.Verb + " " + ref.Resource
@@ -114,7 +118,8 @@ func (r writeReport) refusedWith(code int) int {
 	return n
 }
 
-// auditEventsOf returns the audit events of the controller processes' writes in ns to the
+// auditEventsOf returns the audit events of the controller processes'
+// writes in ns to the
 // CloneSet named cloneSet or to objects named after it (its pods, claims
 // and revisions: "<cloneSet>-...").
 func (e *env) auditEventsOf(cloneSet string) []controlplane.AuditEvent {
@@ -126,7 +131,7 @@ func (e *env) auditEventsOf(cloneSet string) []controlplane.AuditEvent {
 	var out []controlplane.AuditEvent
 	for _, ev := range events {
 		ref := ev.ObjectRef
-		if ref != nil && ref.Namespace == e.ns && slices.Contains(ev.User.Groups, controllerGroup) && (ref.Name == cloneSet || strings.HasPrefix(ref.Name, cloneSet+"-")) {
+		if ref != nil && ref.Namespace == e.ns && e.isController(ev.User) && writeVerbs[ev.Verb] && (ref.Name == cloneSet || strings.HasPrefix(ref.Name, cloneSet+"-")) {
 			out = append(out, ev)
 		}
 	}

@@ -10,68 +10,57 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clonecore/cloneset/examples/kubecontroller/config"
 	"github.com/clonecore/cloneset/examples/kubecontroller/controlplane"
-	"github.com/clonecore/cloneset/examples/kubecontroller/crd"
+	"github.com/clonecore/cloneset/examples/kubecontroller/installtest"
+	"github.com/clonecore/cloneset/examples/kubecontroller/webhook"
+	"github.com/clonecore/cloneset/internal/cisummary"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// The controller processes authenticate as users of controllerGroup, named
-// controllerUser-1, controllerUser-2, ... (one per process of a test). The
-// group is bound to cluster-admin but is not system:masters, which the API
-// server's priority and fairness and its max-in-flight filter exempt: the
-// controller is throttled as a production controller would be, and the
-// audit log tells its writes, and each process's, from everyone else's.
+// The controller processes run as service accounts of the test's
+// namespace, controller-1, controller-2, ... (one per process of a test),
+// each bound to the shipped ClusterRole and Role only
+// (installtest.System.ServiceAccount): the controller is throttled as a
+// production controller would be (not system:masters, which the API
+// server's priority and fairness and its max-in-flight filter exempt), a
+// request its roles do not allow fails the test, and the audit log tells
+// its writes, and each process's, from everyone else's.
 const (
-	controllerUser  = "cloneset-controller"
-	controllerGroup = "cloneset-controllers"
 	// controllerGroupNoisy is the group of a noisy neighbour's user: bound
-	// to cluster-admin as well, not system:masters either.
+	// to cluster-admin, not system:masters either.
 	controllerGroupNoisy = "faults-noisy-neighbours"
 )
 
-// controllerUserN is the user of the n-th controller process of a test.
-func controllerUserN(n int) string { return fmt.Sprintf("%s-%d", controllerUser, n) }
-
-// prepare installs the CloneSet definition and the controller's role
-// binding on a new control plane.
-func prepare(ctx context.Context, cp *controlplane.ControlPlane) error {
-	c, err := cp.Client(crdScheme())
+// prepare installs the CloneSet system of config/ on a new control plane
+// (installtest.Install: the webhook Service's stand-in included) and the
+// noisy neighbours' binding.
+func prepare(ctx context.Context, cp *controlplane.ControlPlane) (*installtest.System, error) {
+	sys, err := installtest.Install(ctx, cp, controllerBinary)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if err := crd.Install(ctx, c); err != nil {
-		return err
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: controllerGroupNoisy},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: controllerGroupNoisy}},
 	}
-	for _, group := range []string{controllerGroup, controllerGroupNoisy} {
-		binding := &rbacv1.ClusterRoleBinding{
-			ObjectMeta: metav1.ObjectMeta{Name: group},
-			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
-			Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: group}},
-		}
-		if _, err := cp.Clientset().RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
-			return err
-		}
+	if _, err := cp.Clientset().RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+		sys.Close()
+		return nil, err
 	}
-	return nil
-}
-
-// crdScheme is client-go's scheme with the CustomResourceDefinitions.
-func crdScheme() *runtime.Scheme {
-	scheme := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
-	utilruntime.Must(apiextensionsv1.AddToScheme(scheme))
-	return scheme
+	systems.Store(cp, sys)
+	return sys, nil
 }
 
 // cloneSets is the CloneSet resource (v1beta1).
@@ -81,66 +70,120 @@ var cloneSets = schema.GroupVersionResource{Group: "apps.kruise.io", Version: "v
 type env struct {
 	t    testing.TB
 	cp   *controlplane.ControlPlane
+	sys  *installtest.System
 	ns   string
 	cs   kubernetes.Interface
 	dyn  dynamic.Interface
 	pods *podWatcher
 }
 
-// newEnv creates a namespace for t and starts watching its pods.
+// newEnv creates a namespace for t and starts watching its pods. When the
+// test ends, a request of its controller processes the API server refused
+// with 403 Forbidden (the shipped roles lack something the binary does)
+// fails it.
 func newEnv(t testing.TB, cp *controlplane.ControlPlane) *env {
 	t.Helper()
+	start := time.Now()
 	ns, err := cp.NewNamespace(t.Context(), strings.TrimPrefix(t.Name(), "TestFault"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, cp: cp, ns: ns, cs: cp.Clientset(), dyn: dynamic.NewForConfigOrDie(cp.Config())}
+	e := &env{t: t, cp: cp, sys: systemOf(t, cp), ns: ns, cs: cp.Clientset(), dyn: dynamic.NewForConfigOrDie(cp.Config())}
+	t.Cleanup(func() { e.checkForbidden(start) })
 	e.pods = watchPods(t, e.cs, ns)
 	return e
 }
 
-// kubeconfig writes a kubeconfig for the n-th controller process, straight
-// to the API server.
-func (e *env) kubeconfig(n int) string {
+// checkForbidden fails the test for every request of its controller
+// processes refused with 403 Forbidden since start.
+func (e *env) checkForbidden(start time.Time) {
+	forbidden, err := e.sys.Forbidden(start)
+	if err != nil {
+		e.t.Error(err)
+		return
+	}
+	for _, ev := range forbidden {
+		if slices.Contains(ev.User.Groups, installtest.ServiceAccountGroup(e.ns)) {
+			e.t.Errorf("forbidden to the controller: %s", installtest.Describe(ev))
+		}
+	}
+}
+
+// isController reports whether user is one of the test's controller
+// processes.
+func (e *env) isController(user controlplane.AuditUser) bool {
+	return slices.Contains(user.Groups, installtest.ServiceAccountGroup(e.ns))
+}
+
+// controllerUser is the user of the n-th controller process of the test.
+func (e *env) controllerUser(n int) string {
+	return installtest.ServiceAccountUser(e.ns, controllerAccount(n))
+}
+
+// controllerAccount is the service account of the n-th controller process.
+func controllerAccount(n int) string { return fmt.Sprintf("controller-%d", n) }
+
+// identity makes the service account of the n-th controller process,
+// bound to the shipped roles, with a kubeconfig straight to the API
+// server.
+func (e *env) identity(n int) installtest.Identity {
 	e.t.Helper()
-	path, err := e.cp.UserKubeconfig(controllerUserN(n), controllerGroup)
+	id, err := e.sys.ServiceAccount(e.t.Context(), e.ns, controllerAccount(n))
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	return path
+	return id
 }
 
-// startController runs the controller binary on the test's namespace, its
-// log in the control plane's log directory (as <namespace>-<name>), and
-// stops it when the test ends (its log tail logged when the test failed).
-// It returns once the controller has started its workers (its caches
-// synced).
-func (e *env) startController(name, kubeconfig string, extra ...string) *controlplane.Process {
+// startController runs the controller binary as id on the test's
+// namespace, with its webhooks (installtest.System.StartController: it
+// returns once they are ready), its log in the control plane's log
+// directory (as <namespace>-<name>), and stops it when the test ends (its
+// log tail logged when the test failed). Without --leader-elect it also
+// waits until the controller has started its workers (its caches synced).
+func (e *env) startController(name string, id installtest.Identity, extra ...string) *installtest.Controller {
 	e.t.Helper()
-	// The metrics endpoint is off by default; the health probes are
-	// turned off (several controllers run on one machine).
-	args := append([]string{"--kubeconfig", kubeconfig, "--namespace", e.ns, "--health-probe-bind-address", "0"}, extra...)
-	return e.startBinary(name, controllerBinary, args, !slices.Contains(extra, "--leader-elect"))
+	c := e.startProcess(name, id, append([]string{"--namespace", e.ns}, extra...)...)
+	if !slices.Contains(extra, "--leader-elect") {
+		e.waitLog(c.Process, "Starting workers")
+	}
+	return c
 }
 
-// startBinary runs a controller binary with args as startController does,
-// and, with waitStarted, returns once its log says it started its workers.
-func (e *env) startBinary(name, binary string, args []string, waitStarted bool) *controlplane.Process {
+// startProcess runs the binary as id with args (installtest's
+// StartController), its log in the control plane's log directory (as
+// <namespace>-<name>), and stops it when the test ends (its log tail
+// logged when the test failed).
+func (e *env) startProcess(name string, id installtest.Identity, args ...string) *installtest.Controller {
 	e.t.Helper()
-	p, err := e.cp.StartProcess(e.ns+"-"+name, binary, args...)
+	c, err := e.sys.StartController(e.ns+"-"+name, id, args...)
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	e.t.Cleanup(func() {
-		p.Stop()
+		c.Remove()
+		c.Stop()
 		if e.t.Failed() {
-			e.t.Logf("%s log:\n%s", p.Name(), p.LogTail(40))
+			e.t.Logf("%s log:\n%s", c.Name(), c.LogTail(40))
 		}
 	})
-	if waitStarted {
-		e.waitLog(p, "Starting workers")
-	}
-	return p
+	return c
+}
+
+// createBeforeWebhooks creates the CloneSet of r with image as if before
+// the webhooks were installed (withoutValidatingWebhook), writing it again
+// while the validating webhook still refuses it.
+func (e *env) createBeforeWebhooks(r rollout, image string) {
+	e.t.Helper()
+	e.withoutValidatingWebhook(func() {
+		deadline := time.Now().Add(30 * time.Second)
+		for err := e.tryCreateCloneSet(r, image); err != nil; err = e.tryCreateCloneSet(r, image) {
+			if !apierrors.IsInvalid(err) || time.Now().After(deadline) {
+				e.t.Fatalf("creating CloneSet %s without the validating webhook: %v", r.name, err)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	})
 }
 
 // waitLog waits until the process's log has a line containing text.
@@ -174,6 +217,20 @@ type rollout struct {
 // createCloneSet creates the CloneSet of r with image.
 func (e *env) createCloneSet(r rollout, image string) {
 	e.t.Helper()
+	if err := e.tryCreateCloneSet(r, image); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// tryCreateCloneSet creates the CloneSet of r with image and returns the
+// API server's answer.
+func (e *env) tryCreateCloneSet(r rollout, image string) error {
+	_, err := e.dyn.Resource(cloneSets).Namespace(e.ns).Create(e.t.Context(), e.cloneSetObject(r, image), metav1.CreateOptions{})
+	return err
+}
+
+// cloneSetObject is the CloneSet of r with image.
+func (e *env) cloneSetObject(r rollout, image string) *unstructured.Unstructured {
 	obj := map[string]any{
 		"apiVersion": "apps.kruise.io/v1beta1", "kind": "CloneSet",
 		"metadata": map[string]any{"name": r.name, "namespace": e.ns},
@@ -189,9 +246,62 @@ func (e *env) createCloneSet(r rollout, image string) {
 			}},
 		},
 	}
-	if _, err := e.dyn.Resource(cloneSets).Namespace(e.ns).Create(e.t.Context(), &unstructured.Unstructured{Object: obj}, metav1.CreateOptions{}); err != nil {
+	return &unstructured.Unstructured{Object: obj}
+}
+
+// withoutValidatingWebhook runs write with the validating webhook
+// configuration deleted (as before the webhooks were installed: once
+// kube-apiserver no longer calls it), then creates it again from config/
+// and waits until the controller processes have written their CA into it
+// again. The configuration is back when the test ends, whatever happened.
+func (e *env) withoutValidatingWebhook(write func()) {
+	e.t.Helper()
+	ctx := context.Background()
+	configs := e.cs.AdmissionregistrationV1().ValidatingWebhookConfigurations()
+	shipped, err := configs.Get(ctx, webhook.ValidatingConfigurationName, metav1.GetOptions{})
+	if err != nil {
 		e.t.Fatal(err)
 	}
+	restore := func() {
+		fresh := &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: shipped.Name, Labels: shipped.Labels}}
+		for _, o := range e.shippedObjects() {
+			if v, ok := o.(*admissionregistrationv1.ValidatingWebhookConfiguration); ok {
+				fresh.Webhooks = v.Webhooks
+			}
+		}
+		if _, err := configs.Create(ctx, fresh, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			e.t.Error(err)
+		}
+	}
+	e.t.Cleanup(restore)
+	if err := configs.Delete(ctx, shipped.Name, metav1.DeleteOptions{}); err != nil {
+		e.t.Fatal(err)
+	}
+	// kube-apiserver sees the deletion a moment later: write retries on the
+	// webhook's refusal until then (write fails the test otherwise).
+	write()
+	restore()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		v, err := configs.Get(ctx, shipped.Name, metav1.GetOptions{})
+		if err == nil && len(v.Webhooks) > 0 && len(v.Webhooks[0].ClientConfig.CABundle) > 0 && v.Webhooks[0].ClientConfig.URL != nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("the validating webhook configuration applied again has no CA after 30 s: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// shippedObjects are the objects of config/.
+func (e *env) shippedObjects() []client.Object {
+	e.t.Helper()
+	objs, err := config.Objects()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return objs
 }
 
 // patchCloneSet sends a merge patch of the CloneSet's spec.
@@ -310,7 +420,7 @@ func (e *env) verdict(fault, cloneSet string, start time.Time, converged time.Du
 	e.t.Helper()
 	writes := e.auditWrites(start)
 	violations, highest, lowest, events, relists := e.pods.result(cloneSet)
-	fmt.Printf("fault %s: converged in %.1fs, %d written twice, %d budget violations\n", fault, converged.Seconds(), len(writes.twice), len(violations))
+	cisummary.Print(e.t, fmt.Sprintf("fault %s: converged in %.1fs, %d written twice, %d budget violations", fault, converged.Seconds(), len(writes.twice), len(violations)))
 	e.t.Logf("%s: %s; pods: at most %d active, at least %d ready; watch: %d events, %d relists", fault, writes, highest, lowest, events, relists)
 	for _, s := range writes.twice {
 		e.t.Error(s)
@@ -348,7 +458,7 @@ func (e *env) logHistory() {
 		// Every user's writes of the pods (kube-controller-manager's node
 		// lifecycle controller marks the pods of a node it believes lost
 		// not Ready; kwok writes their status), the controllers' of the rest.
-		if ref == nil || ref.Namespace != e.ns || ref.Resource != "pods" && !slices.Contains(ev.User.Groups, controllerGroup) || ev.RequestReceivedTimestamp.Before(history[0].at.Add(-time.Second)) {
+		if ref == nil || ref.Namespace != e.ns || !writeVerbs[ev.Verb] || ref.Resource != "pods" && !e.isController(ev.User) || ev.RequestReceivedTimestamp.Before(history[0].at.Add(-time.Second)) {
 			continue
 		}
 		what := ref.Resource
@@ -382,4 +492,46 @@ func (e *env) waitEvent(name, reason string) eventsv1.Event {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// startBinary runs binary (a controller other than the project's: kruise's,
+// for the rollout's comparison) with args, its log in the control plane's
+// log directory (as <namespace>-<name>), stops it when the test ends (its
+// log tail logged when the test failed), and returns once its log says it
+// started its workers.
+func (e *env) startBinary(name, binary string, args []string) *controlplane.Process {
+	e.t.Helper()
+	p, err := e.cp.StartProcess(e.ns+"-"+name, binary, args...)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() {
+		p.Stop()
+		if e.t.Failed() {
+			e.t.Logf("%s log:\n%s", p.Name(), p.LogTail(40))
+		}
+	})
+	e.waitLog(p, "Starting workers")
+	return p
+}
+
+// adminIdentity makes service account name of the test's namespace bound
+// to cluster-admin (a controller that is not the project's, whose roles
+// the project does not ship), with a kubeconfig straight to the API
+// server; the audit log counts its requests as a controller's.
+func (e *env) adminIdentity(name string) installtest.Identity {
+	e.t.Helper()
+	id, err := e.sys.ServiceAccount(e.t.Context(), e.ns, name)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "faults-admin-" + e.ns + "-" + name},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: e.ns, Name: name}},
+	}
+	if _, err := e.cs.RbacV1().ClusterRoleBindings().Create(e.t.Context(), binding, metav1.CreateOptions{}); err != nil {
+		e.t.Fatal(err)
+	}
+	return id
 }

@@ -20,13 +20,30 @@
 //  6. the API server throttling writes (--max-mutating-requests-inflight=1)
 //     and a proxy answering some of the controller's requests with errors
 //     (TestFaultThrottledWithErrors);
-//  7. a CloneSet the library refuses next to a valid one
-//     (TestFaultRefusedNeighbour).
+//  7. a CloneSet the library refuses next to a valid one: refused by the
+//     validating webhook, then stored as before the webhooks
+//     (TestFaultRefusedNeighbour);
+//  8. the webhooks down, served by a process of their own
+//     (TestFaultWebhookDown);
+//  9. the one process, controller and webhooks, restarted
+//     (TestFaultControllerRestarted);
+//  10. the certificates rotated, a serving certificate of 20 s and a CA of
+//     60 s (TestFaultCertificateRotated).
 //
-// The witnesses: the API server's audit log (controlplane.AuditPolicyWrites:
-// every create, delete and patch of pods, claims, revisions and CloneSets,
-// with the user who made it), from which no object may be created or
-// deleted twice by the controller; and a watch of the test's own on the
+// Each controller process is the binary with its webhooks, installed from
+// config/ (package installtest) and run as a service account bound to the
+// shipped roles only; a request of it refused with 403 Forbidden fails the
+// test. Faults 8 to 10 write CloneSets throughout (valid and invalid, both
+// versions) and check that nothing invalid is accepted, that every
+// CloneSet accepted is stored defaulted, and that none is lost.
+// TestLeastPrivilege shows that the shipped roles hold exactly what the
+// binary does.
+//
+// The witnesses: the API server's audit log
+// (controlplane.AuditPolicyWritesAndServiceAccounts: every create, delete and
+// patch of pods, claims, revisions and CloneSets, and every request of a
+// service account, with the user who made it), from which no object may be
+// created or deleted twice by the controller; and a watch of the test's own on the
 // pods, checked at every event: never more active pods than replicas +
 // maxSurge, never fewer ready ones than replicas - maxUnavailable. Each
 // rollout must converge (the CloneSet's status and the pods themselves),

@@ -15,6 +15,7 @@ import (
 
 	"github.com/clonecore/cloneset/examples/kubecontroller"
 	"github.com/clonecore/cloneset/examples/kubecontroller/controlplane"
+	"github.com/clonecore/cloneset/examples/kubecontroller/installtest"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -55,7 +56,7 @@ func TestFaultEtcdRestart(t *testing.T) {
 // once 6 pods are updated, stops a component and starts it again.
 func restartDuring(t *testing.T, cp *controlplane.ControlPlane, fault string, r rollout, stop func() error, start func(context.Context) error) {
 	e := newEnv(t, cp)
-	e.startController("controller", e.kubeconfig(1))
+	e.startController("controller", e.identity(1))
 	e.settle(r)
 	var outage time.Duration
 	wait := e.during(r.name, updatedAtLeast(6), func() error {
@@ -86,7 +87,7 @@ func restartDuring(t *testing.T, cp *controlplane.ControlPlane, fault string, r 
 func TestFaultOtherWriter(t *testing.T) {
 	cp := sharedControlPlane(t)
 	e := newEnv(t, cp)
-	e.startController("controller", e.kubeconfig(1))
+	e.startController("controller", e.identity(1))
 	e.settle(inPlace)
 	stop := make(chan struct{})
 	written := make(chan map[string]string, 1)
@@ -147,18 +148,24 @@ func (e *env) otherWriter(cloneSet string, stop <-chan struct{}) map[string]stri
 }
 
 // TestFaultRefusedNeighbour: a CloneSet the library refuses (maxSurge and
-// maxUnavailable both 0, which only the admission webhook would stop) next
-// to a valid one in the same namespace, with one controller: the valid one
-// rolls out untouched; the refused one gets a Warning event and nothing
-// else: no pod, no revision, no status.
+// maxUnavailable both 0) next to a valid one in the same namespace, with
+// one controller. The validating webhook refuses to create it, naming the
+// field; stored anyway as it would have been before the webhooks were
+// installed (the validating webhook configuration taken away for the
+// create, and applied again from config/), the valid one rolls out
+// untouched and the refused one gets a Warning event and nothing else: no
+// pod, no revision, no status.
 func TestFaultRefusedNeighbour(t *testing.T) {
 	cp := sharedControlPlane(t)
 	e := newEnv(t, cp)
-	e.startController("controller", e.kubeconfig(1))
+	e.startController("controller", e.identity(1))
 	e.settle(inPlace)
 	refused := rollout{name: "refused", replicas: 5, policy: "InPlaceIfPossible"}
+	if err := e.tryCreateCloneSet(refused, imageV1); !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "spec.updateStrategy.rollingUpdate.maxUnavailable") {
+		t.Fatalf("creating a CloneSet with maxSurge and maxUnavailable 0: %v; want the validating webhook's refusal naming the field", err)
+	}
+	e.createBeforeWebhooks(refused, imageV1)
 	start := time.Now()
-	e.createCloneSet(refused, imageV1)
 	e.setImage(inPlace.name, imageV2)
 	converged := e.waitConverged(inPlace.name, inPlace.replicas, imageV2, start)
 	event := e.waitEvent(refused.name, kubecontroller.ReasonInvalidSpec)
@@ -205,7 +212,7 @@ func (e *env) settleScaleOut(px *proxy, armed *bool) {
 func TestFaultControllerKilled(t *testing.T) {
 	cp := sharedControlPlane(t)
 	e := newEnv(t, cp)
-	first := e.startController("controller-1", e.kubeconfig(1))
+	first := e.startController("controller-1", e.identity(1))
 	e.settleScaleOut(nil, nil)
 	var killedAt podCounts
 	wait := e.during(scaleOut.name, func(c podCounts) bool { return c.active >= scaleOut.replicas+4 }, func() error {
@@ -222,7 +229,7 @@ func TestFaultControllerKilled(t *testing.T) {
 		t.Errorf("killed after %d creates: not inside the batch of 4 (creates 4 to 7); the test did not hit a batch in the middle", created)
 	}
 	restart := time.Now()
-	e.startController("controller-2", e.kubeconfig(2))
+	e.startController("controller-2", e.identity(2))
 	converged := e.waitConverged(scaleOut.name, scaledOutReplicas, imageV1, start)
 	t.Logf("the new process started and converged in %s", time.Since(restart).Round(time.Millisecond))
 	e.verdict("controller killed mid-batch", scaleOut.name, start, converged)
@@ -261,7 +268,7 @@ func TestFaultControllerKilledWriteInFlight(t *testing.T) {
 		}
 		return verdict{}
 	})
-	first := e.startController("controller-1", px.kubeconfig())
+	first := e.startController("controller-1", px.identity(e.identity(1)))
 	e.settleScaleOut(px, &settled)
 	start := time.Now()
 	e.setReplicas(scaleOut.name, scaledOutReplicas)
@@ -275,7 +282,7 @@ func TestFaultControllerKilledWriteInFlight(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("killed with the create of %s held; %s", name, e.pods.snapshot(scaleOut.name))
-	e.startController("controller-2", e.kubeconfig(2))
+	e.startController("controller-2", e.identity(2))
 	e.waitConverged(scaleOut.name, scaledOutReplicas, imageV1, start)
 	if _, ok := e.pods.pod(name); ok {
 		t.Logf("the new process chose the held name %s itself", name)
@@ -319,15 +326,15 @@ func TestFaultLeaderKilled(t *testing.T) {
 	e := newEnv(t, cp)
 	election := []string{"--leader-elect", "--leader-election-namespace", e.ns,
 		"--leader-election-lease-duration", "4s", "--leader-election-renew-deadline", "3s", "--leader-election-retry-period", "500ms"}
-	procs := []*controlplane.Process{
-		e.startController("controller-1", e.kubeconfig(1), election...),
-		e.startController("controller-2", e.kubeconfig(2), election...),
+	procs := []*installtest.Controller{
+		e.startController("controller-1", e.identity(1), election...),
+		e.startController("controller-2", e.identity(2), election...),
 	}
 	const acquired = "Successfully acquired lease"
 	leader := -1
 	for deadline := time.Now().Add(30 * time.Second); leader < 0; time.Sleep(20 * time.Millisecond) {
 		for i, p := range procs {
-			if logHas(p, acquired) {
+			if logHas(p.Process, acquired) {
 				leader = i
 			}
 		}
@@ -345,12 +352,12 @@ func TestFaultLeaderKilled(t *testing.T) {
 	start := time.Now()
 	e.setImage(inPlace.name, imageV2)
 	wait()
-	e.waitLog(follower, acquired)
+	e.waitLog(follower.Process, acquired)
 	t.Logf("leader %s killed; %s took over %s later", procs[leader].Name(), follower.Name(), time.Since(killed).Round(time.Millisecond))
 	converged := e.waitConverged(inPlace.name, inPlace.replicas, imageV2, start)
 	e.verdict("leader killed", inPlace.name, start, converged)
 	for _, ev := range e.auditEventsOf(inPlace.name) {
-		if ev.User.Username == controllerUserN(2-leader) && ev.RequestReceivedTimestamp.Before(killed) {
+		if ev.User.Username == e.controllerUser(2-leader) && ev.RequestReceivedTimestamp.Before(killed) {
 			t.Errorf("the follower wrote while the leader ran: %s %s %s at %s", ev.Verb, ev.ObjectRef.Resource, ev.ObjectRef.Name, ev.RequestReceivedTimestamp.Format(time.RFC3339Nano))
 		}
 	}
@@ -388,7 +395,7 @@ func TestFaultThrottledWithErrors(t *testing.T) {
 		}
 		return verdict{}
 	})
-	e.startController("controller", px.kubeconfig(), "--metrics-bind-address", metrics)
+	e.startController("controller", px.identity(e.identity(1)), "--metrics-bind-address", metrics)
 	e.settleScaleOut(px, &settled)
 	stopNoise := e.noisyNeighbour()
 	start := time.Now()
@@ -452,7 +459,8 @@ func checkBatchesStop(t *testing.T, creates []proxied, rounds []float64) {
 	}
 }
 
-// reconcileCount reads controller_runtime_reconcile_total (all results)
+// reconcileCount reads controller_runtime_reconcile_total of the CloneSet
+// controller (all results; the pod readiness reconciler's are its own)
 // from the controller's metrics endpoint at address (-1 when it cannot).
 func reconcileCount(address string) float64 {
 	resp, err := http.Get("http://" + address + "/metrics")
@@ -463,7 +471,7 @@ func reconcileCount(address string) float64 {
 	body, _ := io.ReadAll(resp.Body)
 	total := 0.0
 	for _, line := range strings.Split(string(body), "\n") {
-		if rest, ok := strings.CutPrefix(line, "controller_runtime_reconcile_total{"); ok {
+		if rest, ok := strings.CutPrefix(line, "controller_runtime_reconcile_total{"); ok && strings.Contains(rest, `controller="cloneset"`) {
 			var v float64
 			if _, err := fmt.Sscan(rest[strings.LastIndexByte(rest, ' ')+1:], &v); err == nil {
 				total += v

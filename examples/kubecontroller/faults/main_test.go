@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/clonecore/cloneset/examples/kubecontroller/controlplane"
+	"github.com/clonecore/cloneset/examples/kubecontroller/installtest"
 	"github.com/go-logr/logr"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
@@ -43,6 +44,9 @@ func run(m *testing.M) int {
 	ctrllog.SetLogger(logr.Discard()) // the control plane's clients are controller-runtime's
 	code := m.Run()
 	if shared.cp != nil {
+		if sys, ok := systems.Load(shared.cp); ok {
+			sys.(*installtest.System).Close()
+		}
 		if err := shared.cp.Stop(); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			code = 1
@@ -59,6 +63,20 @@ var shared struct {
 	err  error
 }
 
+// systems holds the CloneSet system installed on each control plane of the
+// tests (installtest.System by *controlplane.ControlPlane).
+var systems sync.Map
+
+// systemOf returns the system installed on cp.
+func systemOf(tb testing.TB, cp *controlplane.ControlPlane) *installtest.System {
+	tb.Helper()
+	sys, ok := systems.Load(cp)
+	if !ok {
+		tb.Fatal("faults: no CloneSet system installed on the control plane")
+	}
+	return sys.(*installtest.System)
+}
+
 // sharedControlPlane starts the shared control plane on first use.
 func sharedControlPlane(t testing.TB) *controlplane.ControlPlane {
 	t.Helper()
@@ -66,7 +84,7 @@ func sharedControlPlane(t testing.TB) *controlplane.ControlPlane {
 		start := time.Now()
 		shared.cp, shared.err = controlplane.Start(context.Background(), controlPlaneOptions(nil))
 		if shared.err == nil {
-			shared.err = prepare(context.Background(), shared.cp)
+			_, shared.err = prepare(context.Background(), shared.cp)
 		}
 		t.Logf("shared control plane started in %s", time.Since(start).Round(time.Millisecond))
 	})
@@ -86,9 +104,11 @@ func sharedControlPlane(t testing.TB) *controlplane.ControlPlane {
 func ownControlPlane(t testing.TB, opts controlplane.Options) *controlplane.ControlPlane {
 	t.Helper()
 	cp := controlplane.StartForTest(t, opts)
-	if err := prepare(t.Context(), cp); err != nil {
+	sys, err := prepare(t.Context(), cp)
+	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { sys.Close() })
 	return cp
 }
 
@@ -98,6 +118,13 @@ const (
 	testZones = 3
 )
 
+// controlPlaneOptions are the options of every control plane of these
+// tests: the nodes, the audit log of the writes and of every request of a
+// service account (the controller processes run as service accounts), and
+// OwnerReferencesPermissionEnforcement, which holds the controller to the
+// finalizers permission its owner references need; apiServerFlags are
+// added.
 func controlPlaneOptions(apiServerFlags []string) controlplane.Options {
-	return controlplane.Options{Nodes: testNodes, Zones: testZones, AuditPolicy: controlplane.AuditPolicyWrites, APIServerFlags: apiServerFlags}
+	flags := append([]string{"--enable-admission-plugins=OwnerReferencesPermissionEnforcement"}, apiServerFlags...)
+	return controlplane.Options{Nodes: testNodes, Zones: testZones, AuditPolicy: controlplane.AuditPolicyWritesAndServiceAccounts, APIServerFlags: flags}
 }

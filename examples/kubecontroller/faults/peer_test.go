@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/clonecore/cloneset/examples/kubecontroller/config"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -105,7 +106,11 @@ func readCRD(path string) (*apiextensionsv1.CustomResourceDefinition, error) {
 // installKruiseCRDs replaces the CloneSet definition with kruise's and adds
 // ImagePullJob's, and waits until the API server serves them.
 func installKruiseCRDs(ctx context.Context, cp *controlplane.ControlPlane, crds []*apiextensionsv1.CustomResourceDefinition) error {
-	c, err := cp.Client(crdScheme())
+	scheme, err := config.Scheme()
+	if err != nil {
+		return err
+	}
+	c, err := cp.Client(scheme)
 	if err != nil {
 		return err
 	}
@@ -119,7 +124,11 @@ func installKruiseCRDs(ctx context.Context, cp *controlplane.ControlPlane, crds 
 
 // installOwnCRD puts the project's CloneSet definition back.
 func installOwnCRD(ctx context.Context, cp *controlplane.ControlPlane) error {
-	c, err := cp.Client(crdScheme())
+	scheme, err := config.Scheme()
+	if err != nil {
+		return err
+	}
+	c, err := cp.Client(scheme)
 	if err != nil {
 		return err
 	}

@@ -22,12 +22,13 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/clonecore/cloneset/examples/kubecontroller/controlplane"
+	"github.com/clonecore/cloneset/examples/kubecontroller/installtest"
 )
 
 // proxy is a reverse proxy on loopback between a controller process and
 // the API server: the controller talks plain HTTP to it with no
-// credentials, and it forwards as a controller user (its client
-// certificate). Its rule decides, request by request, to forward, to hold
+// credentials, and it forwards as a controller's service account (its
+// token). Its rule decides, request by request, to forward, to hold
 // the request until released, to answer an error without forwarding, or to
 // forward and then answer an error (the write done, its response lost).
 type proxy struct {
@@ -57,13 +58,11 @@ type verdict struct {
 }
 
 // startProxy starts a proxy to the API server of e, forwarding as the
-// controller user n, with rule (nil: forward everything).
+// service account of the n-th controller process, with rule (nil: forward
+// everything).
 func (e *env) startProxy(n int, rule func(*proxied) verdict) *proxy {
 	e.t.Helper()
-	cfg, err := e.cp.UserConfig(controllerUserN(n), controllerGroup)
-	if err != nil {
-		e.t.Fatal(err)
-	}
+	cfg := e.identity(n).Config
 	transport, err := rest.TransportFor(cfg)
 	if err != nil {
 		e.t.Fatal(err)
@@ -191,15 +190,16 @@ func (p *proxy) requests() []proxied {
 	return out
 }
 
-// kubeconfig writes a kubeconfig that leads to the proxy (plain HTTP, no
-// credentials).
-func (p *proxy) kubeconfig() string {
+// identity is an identity whose kubeconfig leads to the proxy (plain
+// HTTP, no credentials), for id's process.
+func (p *proxy) identity(id installtest.Identity) installtest.Identity {
 	p.t.Helper()
 	path := filepath.Join(p.t.TempDir(), "proxy.kubeconfig")
 	if err := controlplane.WriteKubeconfig(path, &rest.Config{Host: p.server.URL}, "proxy"); err != nil {
 		p.t.Fatal(err)
 	}
-	return path
+	id.Kubeconfig = path
+	return id
 }
 
 // isPodCreate reports whether a request creates a pod.

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/clonecore/cloneset/examples/kubecontroller/controlplane"
+	"github.com/clonecore/cloneset/examples/kubecontroller/webhook"
+	"github.com/clonecore/cloneset/internal/cisummary"
 	"github.com/clonecore/cloneset/podtemplate"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -101,8 +103,12 @@ var ownContender = contender{
 		if limit.qps > 0 {
 			args = append(args, "--kube-api-qps", formatQPS(limit.qps), "--kube-api-burst", strconv.Itoa(limit.burst))
 		}
+		// Alone, as kruise's controller runs: no webhooks (the rollout
+		// writes fully defaulted CloneSets; compareRollout removes the
+		// webhook configurations).
+		args = append(args, "--enable-webhooks=false")
 		args = append(args, strings.Fields(os.Getenv("CLONESET_BENCH_OWN_ARGS"))...)
-		return e.startController("controller", e.kubeconfig(1), args...)
+		return e.startController("controller", e.identity(1), args...).Process
 	},
 }
 
@@ -119,13 +125,13 @@ var kruiseContender = contender{
 	},
 	start: func(e *env, metrics, pprof string, limit clientLimit) *controlplane.Process {
 		binary, _ := kruisePeer(e.t)
-		args := []string{"--kubeconfig", e.kubeconfig(1), "--metrics-bind-address", metrics, "--health-probe-bind-address", "0", "--pprof-bind-address", pprof}
+		args := []string{"--kubeconfig", e.adminIdentity("kruise-1").Kubeconfig, "--metrics-bind-address", metrics, "--health-probe-bind-address", "0", "--pprof-bind-address", pprof}
 		if limit.qps > 0 {
 			args = append(args, "--kube-api-qps", formatQPS(limit.qps), "--kube-api-burst", strconv.Itoa(limit.burst))
 		} else {
 			args = append(args, "--kube-api-qps", "-1")
 		}
-		return e.startBinary("kruise", binary, args, true)
+		return e.startBinary("kruise", binary, args)
 	},
 }
 
@@ -302,6 +308,7 @@ func compareRollout(tb testing.TB, n, nodes int, limit clientLimit, contenders [
 	opts := controlPlaneOptions(nil)
 	opts.Nodes = nodes
 	cp := ownControlPlane(tb, opts)
+	removeWebhookConfigurations(tb, cp)
 	out := make([]rolloutCost, len(contenders))
 	first := int(comparisons.Add(1)-1) % len(contenders)
 	for k := range contenders {
@@ -489,7 +496,7 @@ func comparisonLines(prefix string, costs []rolloutCost) []string {
 func TestRollout100Pods(t *testing.T) {
 	costs := compareRollout(t, 100, 5, noClientLimit, []contender{ownContender, kruiseContender})
 	for _, line := range comparisonLines("rollout 100 pods", costs) {
-		fmt.Println(line)
+		cisummary.Print(t, line)
 	}
 }
 
@@ -568,4 +575,20 @@ func envInt(b *testing.B, name string, def, min int) int {
 		b.Fatalf("%s=%q: want a number, at least %d", name, s, min)
 	}
 	return v
+}
+
+// removeWebhookConfigurations deletes the project's webhook configurations
+// from cp: both controllers run alone in the comparison, without webhooks
+// (the rollout writes fully defaulted CloneSets), as the issue measures
+// them, and a webhook configuration with nothing behind it would refuse
+// the writes (failurePolicy Fail).
+func removeWebhookConfigurations(tb testing.TB, cp *controlplane.ControlPlane) {
+	tb.Helper()
+	hooks := cp.Clientset().AdmissionregistrationV1()
+	if err := hooks.MutatingWebhookConfigurations().Delete(tb.Context(), webhook.MutatingConfigurationName, metav1.DeleteOptions{}); err != nil {
+		tb.Fatal(err)
+	}
+	if err := hooks.ValidatingWebhookConfigurations().Delete(tb.Context(), webhook.ValidatingConfigurationName, metav1.DeleteOptions{}); err != nil {
+		tb.Fatal(err)
+	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/clonecore/cloneset/examples/kubecontroller"
 	"github.com/clonecore/cloneset/internal/apiserver"
+	"github.com/clonecore/cloneset/internal/cisummary"
 	"github.com/clonecore/cloneset/requests"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -60,8 +61,7 @@ func replayFolder(t *testing.T, recordsDir, worldsDir string, resources []string
 		}
 	}
 	line := fmt.Sprintf("%s on kube-apiserver %s: %d/%d", label, s.version, passed, len(files))
-	t.Log(line)
-	fmt.Println(line)
+	cisummary.Print(t, line)
 }
 
 // replayRecord loads one record's world, sends the world's requests, and

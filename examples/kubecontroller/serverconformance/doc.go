@@ -24,6 +24,15 @@
 // controller-runtime client instead of the RESTWriter (the Sender's other
 // path); each must be accepted, or refused only for its precondition.
 //
+// kube-apiserver runs with the CloneSet CRD of config/, whose versions
+// convert through a webhook: the test serves the conversion webhook itself
+// (installtest.ServeInProcess, the binary's handler and rules), and
+// installs neither the mutating nor the validating webhook (the worlds are
+// stored as the records hold them). OpenKruise's ImagePullJob definition,
+// read from its module at test time (internal/kruisecrd), is installed too:
+// the worlds of the image pre-download hold ImagePullJobs, and their
+// requests create and delete them.
+//
 // What a real server does that the records' fake server did not, and how
 // the comparison reads it: a deleted pod bound to a node stays until its
 // kubelet confirms (there is none here), and a deleted PVC keeps the

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/clonecore/cloneset/internal/cisummary"
 )
 
 const scenariosDir = "../../../testdata/scenarios"
@@ -61,8 +63,7 @@ func TestGoldenRequestsOnKubeAPIServer(t *testing.T) {
 	}
 	line := fmt.Sprintf("golden scenarios on kube-apiserver %s: %d/%d accepted, %d refused only on a precondition, %d the library refuses %v, %d the server refuses to hold %v; %d requests sent",
 		s.version, accepted, len(files), len(preconditionOnly), len(libraryRefuses), libraryRefuses, len(refusedWorlds), refusedWorlds, sent)
-	t.Log(line)
-	fmt.Println(line)
+	cisummary.Print(t, line)
 	// The known exceptions, by name: any other scenario leaving the
 	// accepted ones is a difference to look at.
 	for _, want := range []struct {

@@ -13,6 +13,8 @@ import (
 	"github.com/clonecore/cloneset/examples/kubecontroller"
 	"github.com/clonecore/cloneset/examples/kubecontroller/controlplane"
 	"github.com/clonecore/cloneset/examples/kubecontroller/crd"
+	"github.com/clonecore/cloneset/examples/kubecontroller/installtest"
+	"github.com/clonecore/cloneset/examples/kubecontroller/internal/kruisecrd"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -34,11 +36,15 @@ var (
 	sharedErr  error
 	sharedOnce sync.Once
 	sharedCP   *controlplane.ControlPlane
+	sharedConv *installtest.InProcess
 	sharedDir  string
 )
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	if sharedConv != nil {
+		sharedConv.Close()
+	}
 	if sharedCP != nil {
 		if err := sharedCP.Stop(); err != nil {
 			fmt.Fprintln(os.Stderr, "stopping the control plane:", err)
@@ -93,7 +99,20 @@ func startServer() (*server, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := crd.Install(ctx, c); err != nil {
+	// The CRD converts through a webhook: its conversion is served here
+	// (the mutating and validating webhooks are not installed: the worlds
+	// are stored as the records hold them).
+	if sharedConv, err = installtest.ServeInProcess(ctx, cp, installtest.ConversionOnly, "default"); err != nil {
+		return nil, err
+	}
+	// OpenKruise's ImagePullJob definition (read from its module): the
+	// worlds of the image pre-download hold ImagePullJobs, and their
+	// requests create and delete them.
+	jobs, err := kruisecrd.ImagePullJob()
+	if err != nil {
+		return nil, err
+	}
+	if err := crd.InstallDefinition(ctx, c, jobs); err != nil {
 		return nil, err
 	}
 	cli := filepath.Join(dir, "clonesetplan")

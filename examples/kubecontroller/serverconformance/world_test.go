@@ -23,7 +23,7 @@ import (
 // The kinds a world's objects are loaded as, in the order they are created:
 // owners before the objects they own. Other kinds (Services, ReplicaSets in
 // a namespace dump) are left out: the library sets them aside.
-var loadOrder = []string{"Node", "CloneSet", "ControllerRevision", "Pod", "PersistentVolumeClaim"}
+var loadOrder = []string{"Node", "CloneSet", "ControllerRevision", "Pod", "PersistentVolumeClaim", "ImagePullJob"}
 
 // resourceOf maps the loaded kinds to their plural resources.
 var resourceOf = map[string]string{
@@ -32,6 +32,7 @@ var resourceOf = map[string]string{
 	"ControllerRevision":    "controllerrevisions",
 	"Pod":                   "pods",
 	"PersistentVolumeClaim": "persistentvolumeclaims",
+	"ImagePullJob":          "imagepulljobs",
 }
 
 // listKinds are the kinds read back from a world's namespaces.

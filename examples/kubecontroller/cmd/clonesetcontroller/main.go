@@ -4,7 +4,7 @@
 // and revisions they own, planning every round with the library and sending
 // the requests it builds.
 //
-// Install the CloneSet CustomResourceDefinition first (crd/clonesets.yaml),
+// Install the CloneSet CustomResourceDefinition first (config/manifests/),
 // then:
 //
 //	clonesetcontroller --kubeconfig ~/.kube/config
@@ -22,10 +22,16 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
+	"github.com/clonecore/cloneset/admission"
 	"github.com/clonecore/cloneset/examples/kubecontroller"
+	"github.com/clonecore/cloneset/examples/kubecontroller/webhook"
+	"github.com/clonecore/cloneset/model"
 	"github.com/go-logr/logr"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -87,6 +93,25 @@ type options struct {
 	kubeAPIBurst            int
 	kubeAPICompression      bool
 	kubeAPIHTTP2            bool
+	// featureGates are OpenKruise's feature gates, as its --feature-gates
+	// takes them (a string, so that options stay comparable: parseGates
+	// reads it).
+	featureGates string
+	webhooks     webhookOptions
+}
+
+// webhookOptions are the settings of the webhook server.
+type webhookOptions struct {
+	enabled         bool
+	port            int
+	bindHost        string
+	certDir         string
+	namespace       string
+	serviceName     string
+	secretName      string
+	urlHost         string
+	caValidity      time.Duration
+	servingValidity time.Duration
 }
 
 // The defaults of the flags that have one.
@@ -134,6 +159,18 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	fs.IntVar(&o.kubeAPIBurst, "kube-api-burst", 0, "the client's burst above --kube-api-qps (default 0: client-go's, 10; needs --kube-api-qps)")
 	fs.BoolVar(&o.kubeAPIHTTP2, "kube-api-http2", true, "talk HTTP/2 to the API server (every request and watch on one connection); false: HTTP/1.1, a connection per watch")
 	fs.BoolVar(&o.kubeAPICompression, "kube-api-compression", false, "ask the API server for gzip-compressed responses and watch streams (default off: the controller runs next to its API server, where compressing every watch event costs both sides CPU and saves nothing)")
+	w := &o.webhooks
+	fs.BoolVar(&w.enabled, "enable-webhooks", true, "serve the CloneSet mutating, validating and conversion webhooks and the pod webhook (false: they are served elsewhere; default false with --dry-run)")
+	fs.IntVar(&w.port, "webhook-port", webhook.DefaultPort, "the port the webhook server listens on")
+	fs.StringVar(&w.bindHost, "webhook-bind-host", "", "the address the webhook server listens on (default: every address)")
+	fs.StringVar(&w.certDir, "webhook-cert-dir", "", "a directory holding the serving certificate and key (tls.crt, tls.key), reloaded when they change; the issuer puts its CA in the webhook configurations and the CRD (default: the binary manages a CA and a serving certificate in a Secret and writes the CA there itself)")
+	fs.StringVar(&w.namespace, "webhook-namespace", "", "the namespace of the webhook Service and of the Secret of the self-managed certificates (default: $POD_NAMESPACE, else the pod's own)")
+	fs.StringVar(&w.serviceName, "webhook-service-name", webhook.DefaultServiceName, "the Service the API server reaches the webhooks through")
+	fs.StringVar(&w.secretName, "webhook-secret-name", webhook.DefaultSecretName, "the Secret of the self-managed certificates")
+	fs.StringVar(&w.urlHost, "webhook-url-host", "", `"host" or "host:port" the API server calls the webhooks at instead of the Service (a binary outside the cluster); the self-managed certificate is issued for that host`)
+	fs.DurationVar(&w.caValidity, "webhook-ca-validity", webhook.DefaultCAValidity, "how long a self-managed CA is valid (renewed after two thirds)")
+	fs.DurationVar(&w.servingValidity, "webhook-cert-validity", webhook.DefaultServingValidity, "how long a self-managed serving certificate is valid (renewed after two thirds)")
+	fs.StringVar(&o.featureGates, "feature-gates", "", "OpenKruise's feature gates of the CloneSet controller and its webhooks, as its flag takes them, e.g. InPlaceWorkloadVerticalScaling=true,ResourcesDeletionProtection=true (default: OpenKruise's defaults)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			printUsage(fs, stdout)
@@ -173,7 +210,71 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 			return o, usageError("--server-version %q: want a Kubernetes version such as v1.31.4", o.serverVersion)
 		}
 	}
+	if err := checkWebhookFlags(fs, &o); err != nil {
+		return o, err
+	}
+	if _, _, err := parseGates(o.featureGates); err != nil {
+		return o, usageError("--feature-gates: %v", err)
+	}
 	return o, nil
+}
+
+// checkWebhookFlags checks the webhook flags, and turns the webhooks off in
+// a dry run unless asked for.
+func checkWebhookFlags(fs *flag.FlagSet, o *options) error {
+	w := &o.webhooks
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if o.dryRun && !set["enable-webhooks"] {
+		w.enabled = false
+	}
+	if !w.enabled {
+		return nil
+	}
+	if o.dryRun && w.certDir == "" {
+		return usageError("--dry-run and --enable-webhooks: a dry run writes nothing, the self-managed certificates included; give --webhook-cert-dir")
+	}
+	if w.port < 1 || w.port > 65535 {
+		return usageError("--webhook-port %d: want 1 to 65535", w.port)
+	}
+	if w.caValidity <= 0 || w.servingValidity <= 0 {
+		return usageError("--webhook-ca-validity %s, --webhook-cert-validity %s: want both above 0", w.caValidity, w.servingValidity)
+	}
+	if w.serviceName == "" || w.secretName == "" {
+		return usageError("--webhook-service-name and --webhook-secret-name must not be empty")
+	}
+	return nil
+}
+
+// parseGates reads OpenKruise's --feature-gates ("Name=true,Other=false"):
+// the controller's gates (model.KnownFeatureGates) and the webhooks'
+// (admission.ParseGates), each at OpenKruise's default when not named.
+func parseGates(s string) (model.FeatureGates, admission.Gates, error) {
+	controller := model.DefaultFeatureGates()
+	var webhookParts []string
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		name, val, _ := strings.Cut(part, "=")
+		if slices.Contains(model.KnownFeatureGates(), strings.TrimSpace(name)) {
+			on, err := strconv.ParseBool(strings.TrimSpace(val))
+			if err != nil {
+				return controller, admission.Gates{}, fmt.Errorf("feature gate %q: want NAME=true or NAME=false", part)
+			}
+			if err := controller.Set(strings.TrimSpace(name), on); err != nil {
+				return controller, admission.Gates{}, err
+			}
+			continue
+		}
+		webhookParts = append(webhookParts, part)
+	}
+	hooks, err := admission.ParseGates(strings.Join(webhookParts, ","))
+	if err != nil {
+		return controller, hooks, fmt.Errorf("%w; the controller's: %s", err, strings.Join(model.KnownFeatureGates(), ", "))
+	}
+	return controller, hooks, nil
 }
 
 func printUsage(fs *flag.FlagSet, w io.Writer) {
@@ -220,11 +321,26 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	log.Info("starting", "apiServer", cfg.Host, "serverVersion", serverVersion, "serverVersionFrom", source,
 		"cloneSetVersion", o.cloneSetVersion, "namespace", o.namespace, "workers", o.workers, "dryRun", o.dryRun, "leaderElect", o.leaderElect,
-		"kubeAPIQPS", cfg.QPS, "kubeAPIBurst", cfg.Burst, "kubeAPICompression", o.kubeAPICompression)
+		"kubeAPIQPS", cfg.QPS, "kubeAPIBurst", cfg.Burst, "kubeAPICompression", o.kubeAPICompression,
+		"webhooks", o.webhooks.enabled, "featureGates", o.featureGates)
 
-	mgr, err := newManager(cfg, o, logger)
+	controllerGates, webhookGates, _ := parseGates(o.featureGates) // checked by parseFlags
+	var hooks *webhook.Server
+	if o.webhooks.enabled {
+		if hooks, err = newWebhookServer(cfg, o.webhooks, logger); err != nil {
+			return err
+		}
+	}
+	mgr, err := newManager(cfg, o, logger, hooks)
 	if err != nil {
 		return err
+	}
+	if hooks != nil {
+		rules := webhook.NewLibraryRules(mgr.GetAPIReader())
+		rules.Gates = webhookGates
+		if err := hooks.Setup(mgr, rules); err != nil {
+			return fmt.Errorf("set up the webhooks: %w", err)
+		}
 	}
 	var c client.Client = mgr.GetClient()
 	if o.dryRun {
@@ -232,6 +348,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	r := &kubecontroller.Reconciler{
 		Client:                  c,
+		Gates:                   &controllerGates,
 		CloneSetGVK:             gvk,
 		ServerVersion:           serverVersion,
 		DryRun:                  o.dryRun,
@@ -239,6 +356,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if err := r.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up the controller: %w", err)
+	}
+	if !o.dryRun {
+		// The KruisePodReady gate the pod webhook injects (here or
+		// elsewhere) needs its first True.
+		if err := (&kubecontroller.PodReadinessReconciler{Client: c}).SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("set up the pod readiness reconciler: %w", err)
+		}
 	}
 	if err := mgr.Start(ctx); err != nil {
 		return fmt.Errorf("run the manager: %w", err)
@@ -338,16 +462,44 @@ func checkServed(dc discovery.ServerResourcesInterface, gvk schema.GroupVersionK
 			}
 		}
 	}
-	return fmt.Errorf("the API server does not serve %s %s: install the CloneSet CustomResourceDefinition (kubectl apply -f crd/clonesets.yaml)", gvk.GroupVersion(), gvk.Kind)
+	return fmt.Errorf("the API server does not serve %s %s: install the CloneSet CustomResourceDefinition (kubectl apply -f config/manifests/)", gvk.GroupVersion(), gvk.Kind)
 }
 
 // skipNameValidation lets a second run in one process register the
 // controller under the same name.
 var skipNameValidation = true
 
+// serviceAccountNamespace is where a pod finds its own namespace.
+const serviceAccountNamespace = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
+
+// newWebhookServer builds the webhook server of o: certificates from
+// o.certDir, or self-managed in the namespace of the flag, $POD_NAMESPACE
+// or the pod's own.
+func newWebhookServer(cfg *rest.Config, o webhookOptions, logger logr.Logger) (*webhook.Server, error) {
+	ns := o.namespace
+	if ns == "" {
+		ns = os.Getenv("POD_NAMESPACE")
+	}
+	if ns == "" {
+		if data, err := os.ReadFile(serviceAccountNamespace); err == nil {
+			ns = strings.TrimSpace(string(data))
+		}
+	}
+	if ns == "" && o.certDir == "" {
+		return nil, errors.New("the self-managed webhook certificates need a namespace for their Secret: give --webhook-namespace (or $POD_NAMESPACE), or --webhook-cert-dir, or --enable-webhooks=false")
+	}
+	return webhook.NewServer(cfg, webhook.Options{
+		Port: o.port, BindHost: o.bindHost, CertDir: o.certDir,
+		Namespace: ns, ServiceName: o.serviceName, SecretName: o.secretName, URLHost: o.urlHost,
+		CAValidity: o.caValidity, ServingValidity: o.servingValidity,
+		Log: logger,
+	})
+}
+
 // newManager builds the manager: the client's scheme, the cache (of one
-// namespace, or all), metrics, health probes and leader election.
-func newManager(cfg *rest.Config, o options, logger logr.Logger) (ctrl.Manager, error) {
+// namespace, or all), metrics, health probes, leader election and the
+// webhook server (when not nil).
+func newManager(cfg *rest.Config, o options, logger logr.Logger, hooks *webhook.Server) (ctrl.Manager, error) {
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
 		return nil, err
@@ -377,6 +529,9 @@ func newManager(cfg *rest.Config, o options, logger logr.Logger) (ctrl.Manager, 
 	opts.Cache = cache.Options{DefaultTransform: kubecontroller.TrimForCache}
 	if o.namespace != "" {
 		opts.Cache.DefaultNamespaces = map[string]cache.Config{o.namespace: {}}
+	}
+	if hooks != nil {
+		opts.WebhookServer = hooks
 	}
 	mgr, err := ctrl.NewManager(cfg, opts)
 	if err != nil {

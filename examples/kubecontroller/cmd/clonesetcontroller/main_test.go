@@ -10,12 +10,18 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/clonecore/cloneset/admission"
 	"github.com/clonecore/cloneset/examples/kubecontroller"
+	"github.com/clonecore/cloneset/examples/kubecontroller/config"
+	"github.com/clonecore/cloneset/model"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
@@ -40,10 +46,21 @@ func TestFlagDefaults(t *testing.T) {
 		metricsBindAddress:     "0",
 		healthProbeBindAddress: ":8081",
 		kubeAPIHTTP2:           true,
+		webhooks:               defaultWebhooks,
 	}
 	if o != want {
 		t.Errorf("defaults %+v, want %+v", o, want)
 	}
+	// A dry run leaves the webhooks to the running deployment.
+	if o, err := parseFlags([]string{"--dry-run"}, &bytes.Buffer{}); err != nil || o.webhooks.enabled {
+		t.Errorf("--dry-run: webhooks %v, %v; want off", o.webhooks.enabled, err)
+	}
+}
+
+// defaultWebhooks are the webhook flags' defaults.
+var defaultWebhooks = webhookOptions{
+	enabled: true, port: 9443, serviceName: "clonesetcontroller-webhook-service", secretName: "clonesetcontroller-webhook-certs",
+	caValidity: 10 * 365 * 24 * time.Hour, servingValidity: 365 * 24 * time.Hour,
 }
 
 func TestFlagsParse(t *testing.T) {
@@ -53,6 +70,9 @@ func TestFlagsParse(t *testing.T) {
 		"--metrics-bind-address", ":8080", "--health-probe-bind-address", "0", "--server-version", "v1.31.4",
 		"--leader-election-lease-duration", "4s", "--leader-election-renew-deadline", "3s", "--leader-election-retry-period", "500ms",
 		"--pprof-bind-address", "127.0.0.1:6060", "--kube-api-qps", "30", "--kube-api-burst", "50", "--kube-api-compression",
+		"--webhook-port", "10443", "--webhook-bind-host", "127.0.0.1", "--webhook-namespace", "ops", "--webhook-service-name", "hooks",
+		"--webhook-secret-name", "certs", "--webhook-url-host", "127.0.0.1:8443", "--webhook-ca-validity", "2h", "--webhook-cert-validity", "30m",
+		"--feature-gates", "ResourcesDeletionProtection=true",
 	}, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
@@ -63,6 +83,9 @@ func TestFlagsParse(t *testing.T) {
 		leaseDuration: 4 * time.Second, renewDeadline: 3 * time.Second, retryPeriod: 500 * time.Millisecond,
 		metricsBindAddress: ":8080", healthProbeBindAddress: "0", serverVersion: "v1.31.4",
 		pprofBindAddress: "127.0.0.1:6060", kubeAPIQPS: 30, kubeAPIBurst: 50, kubeAPICompression: true,
+		webhooks: webhookOptions{enabled: true, port: 10443, bindHost: "127.0.0.1", namespace: "ops", serviceName: "hooks", secretName: "certs",
+			urlHost: "127.0.0.1:8443", caValidity: 2 * time.Hour, servingValidity: 30 * time.Minute},
+		featureGates: "ResourcesDeletionProtection=true",
 	}
 	want.kubeAPIHTTP2 = true
 	if o != want {
@@ -70,6 +93,12 @@ func TestFlagsParse(t *testing.T) {
 	}
 	if o, err := parseFlags([]string{"--dry-run"}, &bytes.Buffer{}); err != nil || !o.dryRun {
 		t.Errorf("--dry-run: %+v %v", o, err)
+	}
+	if o, err := parseFlags([]string{"--dry-run", "--enable-webhooks", "--webhook-cert-dir", "/certs"}, &bytes.Buffer{}); err != nil || !o.webhooks.enabled || o.webhooks.certDir != "/certs" {
+		t.Errorf("--dry-run with webhooks and certificates given: %+v %v", o.webhooks, err)
+	}
+	if o, err := parseFlags([]string{"--enable-webhooks=false"}, &bytes.Buffer{}); err != nil || o.webhooks.enabled {
+		t.Errorf("--enable-webhooks=false: %+v %v", o.webhooks, err)
 	}
 }
 
@@ -90,6 +119,12 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"--kube-api-qps", "30", "--kube-api-burst", "-5"}, "--kube-api-burst -5"},
 		{[]string{"--kube-api-burst", "50"}, "--kube-api-burst 50 without --kube-api-qps"},
 		{[]string{"--no-such-flag"}, "no-such-flag"},
+		{[]string{"--dry-run", "--enable-webhooks"}, "--webhook-cert-dir"},
+		{[]string{"--webhook-port", "0"}, "--webhook-port"},
+		{[]string{"--webhook-cert-validity", "0s"}, "--webhook-cert-validity"},
+		{[]string{"--webhook-secret-name", ""}, "--webhook-secret-name"},
+		{[]string{"--feature-gates", "NoSuchGate=true"}, "--feature-gates"},
+		{[]string{"--feature-gates", "CloneSetShortHash=maybe"}, "--feature-gates"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 	} {
 		_, err := parseFlags(tc.args, &bytes.Buffer{})
@@ -110,7 +145,9 @@ func TestHelpListsEveryFlag(t *testing.T) {
 	}
 	for _, f := range []string{"kubeconfig", "namespace", "cloneset-version", "workers", "leader-elect", "leader-election-id",
 		"leader-election-namespace", "metrics-bind-address", "health-probe-bind-address", "dry-run", "server-version",
-		"pprof-bind-address", "kube-api-qps", "kube-api-burst", "kube-api-compression", "kube-api-http2"} {
+		"pprof-bind-address", "kube-api-qps", "kube-api-burst", "kube-api-compression", "kube-api-http2",
+		"enable-webhooks", "webhook-port", "webhook-bind-host", "webhook-cert-dir", "webhook-namespace", "webhook-service-name",
+		"webhook-secret-name", "webhook-url-host", "webhook-ca-validity", "webhook-cert-validity", "feature-gates"} {
 		if !strings.Contains(stdout.String(), "-"+f+" ") && !strings.Contains(stdout.String(), "-"+f+"\n") {
 			t.Errorf("-h does not list --%s:\n%s", f, stdout.String())
 		}
@@ -247,7 +284,7 @@ func TestCheckServed(t *testing.T) {
 		dc, err := discoveryClient(&rest.Config{Host: fakeAPIServer(t, "v1.37.2", served).URL})
 		must(t, err)
 		err = checkServed(dc, kubecontroller.CloneSetV1beta1)
-		if served != (err == nil) || err != nil && !strings.Contains(err.Error(), "kubectl apply -f crd/clonesets.yaml") {
+		if served != (err == nil) || err != nil && !strings.Contains(err.Error(), "kubectl apply -f config/manifests/") {
 			t.Errorf("CloneSets served %v: %v", served, err)
 		}
 		if err := checkServed(dc, kubecontroller.CloneSetV1alpha1); err == nil {
@@ -276,7 +313,7 @@ current-context: fake
 func TestRunWithoutTheCRD(t *testing.T) {
 	kubeconfig := writeKubeconfig(t, fakeAPIServer(t, "v1.37.2", false).URL)
 	err := run(context.Background(), []string{"--kubeconfig", kubeconfig}, &bytes.Buffer{}, &bytes.Buffer{})
-	if err == nil || !strings.Contains(err.Error(), "kubectl apply -f crd/clonesets.yaml") {
+	if err == nil || !strings.Contains(err.Error(), "kubectl apply -f config/manifests/") {
 		t.Fatalf("err %v, want the CRD named", err)
 	}
 }
@@ -292,8 +329,16 @@ func TestRunLogsTheServerVersionAndStops(t *testing.T) {
 		version string
 		from    string
 	}{
-		{nil, "v1.37.2", `serverVersionFrom="the API server"`},
+		{[]string{"--enable-webhooks=false"}, "v1.37.2", `serverVersionFrom="the API server"`},
 		{[]string{"--server-version", "v1.31.0", "--dry-run", "--workers", "2"}, "v1.31.0", "serverVersionFrom=--server-version"},
+		// The webhooks on, their certificates self-managed: the fake
+		// server has no Secret to give, the sync keeps failing, the stop
+		// is clean.
+		{[]string{"--webhook-namespace", "ops", "--webhook-bind-host", "127.0.0.1", "--webhook-port", freePort(t)}, "v1.37.2", "webhooks=true"},
+		// Image pre-download asked for on a server without ImagePullJobs:
+		// said once, and the controller runs.
+		{[]string{"--enable-webhooks=false", "--feature-gates", "PreDownloadImageForInPlaceUpdate=true"}, "v1.37.2",
+			"the API server does not serve apps.kruise.io/v1beta1 ImagePullJob: no image pre-download"},
 	} {
 		var stderr bytes.Buffer
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
@@ -307,8 +352,8 @@ func TestRunLogsTheServerVersionAndStops(t *testing.T) {
 		if d := time.Since(start); d > 15*time.Second {
 			t.Errorf("%q: stopping took %s", tc.args, d)
 		}
-		if !strings.Contains(log, "serverVersion="+tc.version) || !strings.Contains(log, tc.from) {
-			t.Errorf("%q: the log does not show server version %s (%s):\n%s", tc.args, tc.version, tc.from, log)
+		if !strings.Contains(log, "serverVersion="+tc.version) || strings.Count(log, tc.from) != 1 {
+			t.Errorf("%q: the log does not show server version %s, or %q once:\n%s", tc.args, tc.version, tc.from, log)
 		}
 	}
 }
@@ -344,6 +389,52 @@ func TestPprofServed(t *testing.T) {
 	}
 	if o, err := parseFlags(nil, &bytes.Buffer{}); err != nil || o.pprofBindAddress != "" {
 		t.Errorf("the default pprof address is %q (%v), want off", o.pprofBindAddress, err)
+	}
+}
+
+// freePort returns a loopback port free at the time.
+func freePort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	defer l.Close()
+	_, port, _ := net.SplitHostPort(l.Addr().String())
+	return port
+}
+
+// TestParseGates: OpenKruise's gates of the controller and of the webhooks
+// in one flag, each at its default when not named.
+func TestParseGates(t *testing.T) {
+	controller, hooks, err := parseGates("InPlaceWorkloadVerticalScaling=true, ResourcesDeletionProtection=true,InPlaceUpdateEnvFromMetadata=false")
+	must(t, err)
+	want := model.DefaultFeatureGates()
+	want.InPlaceWorkloadVerticalScaling, want.InPlaceUpdateEnvFromMetadata = true, false
+	if controller != want || !hooks.ResourcesDeletionProtection || hooks.TemplateNoDefaults {
+		t.Errorf("gates %+v %+v", controller, hooks)
+	}
+	if controller, _, err := parseGates("PreDownloadImageForInPlaceUpdate=true"); err != nil || !controller.PreDownloadImageForInPlaceUpdate {
+		t.Errorf("PreDownloadImageForInPlaceUpdate=true: %+v %v", controller, err)
+	}
+	controller, hooks, err = parseGates("")
+	if err != nil || controller != model.DefaultFeatureGates() || hooks != (admission.Gates{}) {
+		t.Errorf("no gates: %+v %+v %v, want the defaults", controller, hooks, err)
+	}
+	if _, _, err := parseGates("Nope=true"); err == nil || !strings.Contains(err.Error(), "CloneSetShortHash") || !strings.Contains(err.Error(), "TemplateNoDefaults") {
+		t.Errorf("an unknown gate: %v, want an error naming the known ones", err)
+	}
+}
+
+// TestRunNeedsTheWebhookNamespace: outside a cluster, the self-managed
+// certificates need the namespace of their Secret.
+func TestRunNeedsTheWebhookNamespace(t *testing.T) {
+	t.Setenv("POD_NAMESPACE", "")
+	kubeconfig := writeKubeconfig(t, fakeAPIServer(t, "v1.37.2", true).URL)
+	err := run(context.Background(), []string{"--kubeconfig", kubeconfig}, &bytes.Buffer{}, &bytes.Buffer{})
+	if _, statErr := os.Stat(serviceAccountNamespace); statErr == nil {
+		t.Skip("running in a pod: the namespace is found")
+	}
+	if err == nil || !strings.Contains(err.Error(), "--webhook-namespace") {
+		t.Fatalf("err %v, want one naming --webhook-namespace", err)
 	}
 }
 
@@ -386,5 +477,49 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestManifestsMatchTheBinary: the Deployment of config/ runs the binary
+// with flags it accepts, leader election on and the webhooks self-managed;
+// the Role grants the Lease of the default leader-election id and the
+// Secret of the default secret name; the Service and the webhook
+// configurations are the ones the binary keeps.
+func TestManifestsMatchTheBinary(t *testing.T) {
+	objs, err := config.Objects()
+	must(t, err)
+	var deployment *appsv1.Deployment
+	var role *rbacv1.Role
+	for _, o := range objs {
+		switch o := o.(type) {
+		case *appsv1.Deployment:
+			deployment = o
+		case *rbacv1.Role:
+			role = o
+		}
+	}
+	if deployment == nil || role == nil {
+		t.Fatal("no Deployment or no Role in config/")
+	}
+	args := deployment.Spec.Template.Spec.Containers[0].Args
+	o, err := parseFlags(args, &bytes.Buffer{})
+	if err != nil {
+		t.Fatalf("the Deployment's args %q: %v", args, err)
+	}
+	if !o.leaderElect || !o.webhooks.enabled || o.webhooks.certDir != "" || o.webhooks.urlHost != "" {
+		t.Errorf("the Deployment runs with leader election %v, webhooks %v, certificates from %q, URL host %q; want leader election and self-managed webhooks through the Service",
+			o.leaderElect, o.webhooks.enabled, o.webhooks.certDir, o.webhooks.urlHost)
+	}
+	granted := map[string][]string{}
+	for _, r := range role.Rules {
+		for _, res := range r.Resources {
+			granted[res] = append(granted[res], r.ResourceNames...)
+		}
+	}
+	if !slices.Contains(granted["leases"], o.leaderElectionID) {
+		t.Errorf("the Role grants the Leases %v, not the binary's %s", granted["leases"], o.leaderElectionID)
+	}
+	if !slices.Contains(granted["secrets"], o.webhooks.secretName) {
+		t.Errorf("the Role grants the Secrets %v, not the binary's %s", granted["secrets"], o.webhooks.secretName)
 	}
 }

@@ -163,8 +163,9 @@ func kruiseDefaultClaim(c *corev1.PersistentVolumeClaim) {
 }
 
 // referenceDefaults is the typed round trip of doc (a JSON document of Go
-// type T) with defaults applied in between, as generic values, and
-// creationTimestamp null where upstream writes it (the table's override).
+// type T) with defaults applied in between, as generic values (numbers as
+// their text, json.Number), and creationTimestamp null where upstream
+// writes it (the table's override).
 func referenceDefaults[T any](doc []byte, root reflect.Type, apply func(*T)) (map[string]any, error) {
 	var typed T
 	if err := json.Unmarshal(doc, &typed); err != nil {
@@ -175,12 +176,22 @@ func referenceDefaults[T any](doc []byte, root reflect.Type, apply func(*T)) (ma
 	if err != nil {
 		return nil, err
 	}
-	var tree map[string]any
-	if err := json.Unmarshal(enc, &tree); err != nil {
+	tree, err := decodeNumbers(enc)
+	if err != nil {
 		return nil, err
 	}
 	nullCreationTimestamps(tree, root)
 	return tree, nil
+}
+
+// decodeNumbers decodes a JSON object with numbers as json.Number (their
+// text, compared exactly).
+func decodeNumbers(doc []byte) (map[string]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.UseNumber()
+	var tree map[string]any
+	err := dec.Decode(&tree)
+	return tree, err
 }
 
 // referenceTemplate is the webhook's template: the typed round trip with
@@ -194,13 +205,12 @@ func referenceClaim(doc []byte) (map[string]any, error) {
 	return referenceDefaults(doc, ClaimRoot, kruiseDefaultClaim)
 }
 
-// libraryDefaults runs a library function on doc read as the library's
-// loaders read JSON (numbers as json.Number), as generic values.
+// libraryDefaults runs a library function on doc read as the library reads
+// JSON (podtemplate.DecodeJSON), as generic values (numbers as their text,
+// json.Number: integers compared exactly).
 func libraryDefaults(doc []byte, f func(map[string]any) (map[string]any, error)) (map[string]any, error) {
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	dec.UseNumber()
-	var tree map[string]any
-	if err := dec.Decode(&tree); err != nil {
+	tree, err := podtemplate.DecodeJSON(doc)
+	if err != nil {
 		return nil, err
 	}
 	out, err := f(tree)
@@ -211,9 +221,7 @@ func libraryDefaults(doc []byte, f func(map[string]any) (map[string]any, error))
 	if err != nil {
 		return nil, err
 	}
-	var plain map[string]any
-	err = json.Unmarshal(b, &plain)
-	return plain, err
+	return decodeNumbers(b)
 }
 
 // compareDefaults fails when the library and the reference disagree on doc

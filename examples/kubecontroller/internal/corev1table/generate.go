@@ -335,6 +335,11 @@ func checkOmitZero(rt reflect.Type) error {
 	return fmt.Errorf("omitzero on a %s, whose zero value the library does not compute", rt)
 }
 
+// TypeName is the name the table gives a Go type: "v1.Container" for a
+// named type (its package's last path element and its name), the Go
+// spelling otherwise. Other tables that refer to this one by name use it.
+func TypeName(rt reflect.Type) string { return typeName(rt) }
+
 // typeName is "v1.Container" for a named type.
 func typeName(rt reflect.Type) string {
 	if rt.Name() == "" {

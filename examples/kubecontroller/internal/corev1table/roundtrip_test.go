@@ -152,7 +152,9 @@ func (g *templateGen) value(rt reflect.Type, depth int, label string) any {
 	case "kindTime":
 		return g.raw(g.pick(label, timeSamples))
 	case "kindRawJSON":
-		return g.raw(g.pick(label, []string{`{"f:metadata":{"f:labels":{}},"n":1.50}`, `{}`, `[1,2e3]`, `"s"`}))
+		// As text (a json.RawMessage: encoding/json writes it compacted,
+		// members in their order, numbers as written).
+		return json.RawMessage(g.pick(label, []string{`{"n":1.50,"f:metadata":{"f:labels":{}}}`, `{}`, `[1,2e3,9007199254740993]`, `"s<&>"`, `{"z":{"b":-0,"a":1E2}}`}))
 	}
 	switch rt.Kind() {
 	case reflect.Pointer:

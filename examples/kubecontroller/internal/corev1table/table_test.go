@@ -3,7 +3,6 @@ package corev1table
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/clonecore/cloneset/examples/kubecontroller/internal/gentest"
 	"github.com/clonecore/cloneset/podtemplate"
 )
 
@@ -28,26 +28,7 @@ func TestTableMatchesK8sAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := os.ReadFile(committedTable)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if bytes.Equal(got, want) {
-		return
-	}
-	gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-	for i := 0; i < len(gl) || i < len(wl); i++ {
-		var g, w string
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if g != w {
-			t.Fatalf("podtemplate/corev1_table.go is not what k8s.io/api gives; first difference at line %d:\ncommitted: %s\ngenerated: %s\nregenerate: (cd examples/kubecontroller && go run ./cmd/gencorev1table -o ../../podtemplate/corev1_table.go)", i+1, g, w)
-		}
-	}
+	gentest.MatchesCommitted(t, committedTable, want, "(cd examples/kubecontroller && go run ./cmd/gencorev1table -o ../../podtemplate/corev1_table.go)")
 }
 
 // TestGenerateRefusesUnknownEncodings: a type with a JSON encoding of its
