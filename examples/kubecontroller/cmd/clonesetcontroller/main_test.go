@@ -370,7 +370,7 @@ func TestPprofServed(t *testing.T) {
 	done := make(chan error, 1)
 	var stderr bytes.Buffer
 	go func() {
-		done <- run(ctx, []string{"--kubeconfig", kubeconfig, "--health-probe-bind-address", "0", "--pprof-bind-address", address}, &bytes.Buffer{}, &stderr)
+		done <- run(ctx, []string{"--kubeconfig", kubeconfig, "--health-probe-bind-address", "0", "--enable-webhooks=false", "--pprof-bind-address", address}, &bytes.Buffer{}, &stderr)
 	}()
 	var served bool
 	for deadline := time.Now().Add(10 * time.Second); !served && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
