@@ -234,10 +234,10 @@ type change struct {
 }
 
 // applyChange renders applying ch to the pod as one PatchPod (upstream
-// defaultPatchUpdateSpecToPod with every changed container in one batch: container
-// launch priorities are not modeled). The state is rewritten: next batch cleared,
+// defaultPatchUpdateSpecToPod): the batch of SplitBatch now, the rest as the
+// state's next batch. The state is rewritten (State.RecordBatch): next batch,
 // lastContainerStatuses completed with the current imageIDs of the containers whose
-// image changes, a batch record appended. The returned reason lists the changes.
+// image changes now, a batch record appended. The returned reason lists the changes.
 func applyChange(p *model.Pod, state State, ch change, now time.Time, removeGrace bool) (model.Action, error) {
 	a := model.Action{Type: model.ActionPatchPod, Pod: p.Name, SetLabels: map[string]string{}, SetAnnotations: map[string]string{}}
 	var notes []string
@@ -279,25 +279,19 @@ func applyChange(p *model.Pod, state State, ch change, now time.Time, removeGrac
 			notes = append(notes, "patch metadata "+strings.Join(others, ", "))
 		}
 	}
-	toUpdate := map[string]bool{}
-	for _, c := range p.Spec.Containers {
-		_, img := ch.images[c.Name]
-		_, meta := ch.refMeta[c.Name]
-		_, res := ch.resources[c.Name]
-		if img || meta || res {
-			toUpdate[c.Name] = true
-		}
+	batch, deferred, names, err := SplitBatch(p, Change{Images: ch.images, RefMetadata: ch.refMeta, Resources: ch.resources})
+	if err != nil {
+		return a, err
 	}
-	names := model.SortedKeys(toUpdate)
 	for _, name := range names {
-		if img, ok := ch.images[name]; ok {
+		if img, ok := batch.Images[name]; ok {
 			if a.SetImages == nil {
 				a.SetImages = map[string]string{}
 			}
 			a.SetImages[name] = img
 			notes = append(notes, "set image "+name+"="+img)
 		}
-		if m, ok := ch.refMeta[name]; ok {
+		if m, ok := batch.RefMetadata[name]; ok {
 			for _, k := range model.SortedKeys(m.Labels) {
 				a.SetLabels[k] = m.Labels[k]
 			}
@@ -305,7 +299,7 @@ func applyChange(p *model.Pod, state State, ch change, now time.Time, removeGrac
 				a.SetAnnotations[k] = m.Annotations[k]
 			}
 		}
-		if r, ok := ch.resources[name]; ok {
+		if r, ok := batch.Resources[name]; ok {
 			var xs []string
 			for _, k := range model.SortedKeys(r.Limits) {
 				xs = append(xs, "limits."+k+"="+string(r.Limits[k]))
@@ -333,22 +327,11 @@ func applyChange(p *model.Pod, state State, ch change, now time.Time, removeGrac
 			a.SetResources[name] = rv
 		}
 	}
-	// Rewrite the state.
-	state.NextContainerImages, state.NextContainerRefMetadata, state.NextContainerResources = nil, nil, nil
-	state.PreCheckBeforeNext = nil
-	for _, cs := range p.Status.ContainerStatuses {
-		if _, ok := ch.images[cs.Name]; !ok || !toUpdate[cs.Name] {
-			continue
-		}
-		if state.LastContainerStatuses == nil {
-			state.LastContainerStatuses = map[string]ContainerStatusRecord{}
-		}
-		if _, ok := state.LastContainerStatuses[cs.Name]; !ok {
-			state.LastContainerStatuses[cs.Name] = ContainerStatusRecord{ImageID: cs.ImageID}
-		}
+	if !deferred.Empty() {
+		notes = append(notes, "defer "+strings.Join(deferred.Containers(), ", ")+" to the next batch (launch priority)")
 	}
-	state.ContainerBatchesRecord = append(append([]Batch(nil), state.ContainerBatchesRecord...),
-		Batch{Timestamp: Time{now}, Containers: append([]string{}, names...)})
+	// Rewrite the state.
+	state.RecordBatch(p, batch, deferred, names, now)
 	b, err := json.Marshal(state)
 	if err != nil {
 		return a, fmt.Errorf("pod %s: cannot write the in-place update state: %w", p.Name, err)

@@ -305,8 +305,15 @@ func encContainersDoc(list []model.Container) []encObject {
 			if e.HasValue {
 				eo = append(eo, encMember{"value", e.Value})
 			}
+			var from encObject
 			if e.FieldPath != "" {
-				eo = append(eo, encMember{"valueFrom", encObject{{"fieldRef", encObject{{"fieldPath", e.FieldPath}}}}})
+				from = append(from, encMember{"fieldRef", encObject{{"fieldPath", e.FieldPath}}})
+			}
+			if e.IsConfigMapKeyRef() {
+				from = append(from, encMember{"configMapKeyRef", encObject{{"name", e.ConfigMapName}, {"key", e.ConfigMapKey}}})
+			}
+			if len(from) > 0 {
+				eo = append(eo, encMember{"valueFrom", from})
 			}
 			env = append(env, eo)
 		}

@@ -182,3 +182,50 @@ func TestEncodeShape(t *testing.T) {
 		t.Errorf("YAML starts with %q", string(y[:60]))
 	}
 }
+
+// A pod's launch barrier env (valueFrom.configMapKeyRef, which OpenKruise's
+// pod webhook injects) is read and written back.
+func TestEncodeRoundTripLaunchBarrier(t *testing.T) {
+	world := `apiVersion: clonesetcore/v1alpha1
+kind: Scenario
+now: "2026-01-01T01:00:00Z"
+---
+apiVersion: apps.kruise.io/v1beta1
+kind: CloneSet
+metadata: {name: web, namespace: prod, uid: uid-web, generation: 1}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: main, image: "nginx:1", env: [{name: KRUISE_CONTAINER_PRIORITY, value: "10"}]}]}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web-a
+  namespace: prod
+  uid: uid-web-a
+  labels: {app: web, apps.kruise.io/cloneset-instance-id: a}
+  ownerReferences: [{apiVersion: apps.kruise.io/v1beta1, kind: CloneSet, name: web, uid: uid-web, controller: true}]
+spec:
+  containers:
+  - name: main
+    image: "nginx:1"
+    env:
+    - {name: KRUISE_CONTAINER_PRIORITY, value: "10"}
+    - {name: KRUISE_CONTAINER_BARRIER, valueFrom: {configMapKeyRef: {name: web-a-barrier, key: p_10}}}
+`
+	s, err := manifest.LoadBytes([]byte(world), "barrier.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := model.EnvVar{Name: model.EnvLaunchBarrier, ConfigMapName: "web-a-barrier", ConfigMapKey: "p_10"}
+	if got := s.Pods[0].Spec.Containers[0].Env[1]; got != want {
+		t.Fatalf("barrier env read as %+v, want %+v", got, want)
+	}
+	if p, ok, err := s.Pods[0].Spec.Containers[0].LaunchPriority(); p != 10 || !ok || err != nil {
+		t.Errorf("LaunchPriority = %d, %v, %v; want 10", p, ok, err)
+	}
+	checkRoundTrip(t, s, "barrier", true)
+}

@@ -105,6 +105,8 @@ func decodeContainers(v value) []model.Container {
 				ev.HasValue = true
 			}
 			ev.FieldPath = e.get("valueFrom").get("fieldRef").get("fieldPath").str()
+			ref := e.get("valueFrom").get("configMapKeyRef")
+			ev.ConfigMapName, ev.ConfigMapKey = ref.get("name").str(), ref.get("key").str()
 			ct.Env = append(ct.Env, ev)
 		}
 		for _, r := range c.get("resizePolicy").items() {

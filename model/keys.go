@@ -54,6 +54,26 @@ const (
 	// revision's images.
 	LabelImagePreDownloadIgnored = "apps.kruise.io/image-predownload-ignored"
 
+	// EnvLaunchPriority is the container env that asks OpenKruise's pod
+	// webhook for a launch priority (an integer; the pod annotation
+	// AnnotationContainerLaunchPriority asks for all containers in order).
+	EnvLaunchPriority = "KRUISE_CONTAINER_PRIORITY"
+	// EnvLaunchBarrier is the container env OpenKruise's pod webhook
+	// injects for a launch priority: a configMapKeyRef to the key
+	// "p_<priority>" of the config map "<pod name>-barrier", which the
+	// container waits for.
+	EnvLaunchBarrier = "KRUISE_CONTAINER_BARRIER"
+	// AnnotationContainerLaunchPriority is the pod annotation whose value
+	// ContainerLaunchOrdered launches the containers in their order.
+	AnnotationContainerLaunchPriority = "apps.kruise.io/container-launch-priority"
+	// ContainerLaunchOrdered is the value of AnnotationContainerLaunchPriority
+	// that launches a pod's containers one after the other, in order.
+	ContainerLaunchOrdered = "Ordered"
+	// AnnotationContainerLaunchPriorityCompleted is the pod annotation the
+	// launch priority controller sets to "true" once every barrier key is
+	// written.
+	AnnotationContainerLaunchPriorityCompleted = "apps.kruise.io/container-launch-priority-completed"
+
 	// ConditionReady is the pod Ready condition type.
 	ConditionReady = "Ready"
 	// ConditionContainersReady is the pod ContainersReady condition type.

@@ -1,7 +1,9 @@
 package model
 
 import (
+	"fmt"
 	"sort"
+	"strconv"
 	"time"
 )
 
@@ -87,6 +89,44 @@ type EnvVar struct {
 	HasValue bool
 	// FieldPath is valueFrom.fieldRef.fieldPath ("" if not a fieldRef).
 	FieldPath string
+	// ConfigMapName and ConfigMapKey are valueFrom.configMapKeyRef's name
+	// and key ("" if not a configMapKeyRef). The planner reads them only
+	// in the launch barrier env (EnvLaunchBarrier).
+	ConfigMapName, ConfigMapKey string
+}
+
+// IsConfigMapKeyRef reports whether the value comes from a config map's
+// key (valueFrom.configMapKeyRef).
+func (e EnvVar) IsConfigMapKeyRef() bool {
+	return e.ConfigMapName != "" || e.ConfigMapKey != ""
+}
+
+// LaunchPriority is the container's launch priority, read as upstream's
+// in-place update reads it (kruise pkg/util/containerlaunchpriority
+// GetContainerPriority, update-and-ordering 4.5): the first env named
+// EnvLaunchBarrier, which OpenKruise's pod webhook injects, takes its value
+// from the config map key "p_<priority>"; the priority is the integer after
+// the key's first two characters (text that is no integer reads as 0, as
+// upstream's ignored parse error leaves it). ok is false when the container
+// has no such env. A barrier env that is not a configMapKeyRef, or whose key
+// is shorter than two characters, is an error naming the container and the
+// env (upstream's controller panics on it).
+func (c *Container) LaunchPriority() (priority int, ok bool, err error) {
+	for i, e := range c.Env {
+		if e.Name != EnvLaunchBarrier {
+			continue
+		}
+		if !e.IsConfigMapKeyRef() || len(e.ConfigMapKey) < 2 {
+			return 0, false, fmt.Errorf("container %s: env[%d] %s: want valueFrom.configMapKeyRef with the key p_<priority>, got key %q",
+				c.Name, i, EnvLaunchBarrier, e.ConfigMapKey)
+		}
+		p, err := strconv.Atoi(e.ConfigMapKey[2:])
+		if err != nil {
+			return 0, true, nil
+		}
+		return p, true, nil
+	}
+	return 0, false, nil
 }
 
 // ResourceRequirements holds container resource limits and requests.

@@ -85,8 +85,15 @@ func containerTrees(cs []Container) []any {
 				if e.HasValue || e.Value != "" {
 					em["value"] = e.Value
 				}
+				from := map[string]any{}
 				if e.FieldPath != "" {
-					em["valueFrom"] = map[string]any{"fieldRef": map[string]any{"fieldPath": e.FieldPath}}
+					from["fieldRef"] = map[string]any{"fieldPath": e.FieldPath}
+				}
+				if e.IsConfigMapKeyRef() {
+					from["configMapKeyRef"] = map[string]any{"name": e.ConfigMapName, "key": e.ConfigMapKey}
+				}
+				if len(from) > 0 {
+					em["valueFrom"] = from
 				}
 				env = append(env, em)
 			}

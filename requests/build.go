@@ -742,52 +742,28 @@ func (b *builder) updateInPlace(a model.Action) error {
 		ann[model.AnnotationInPlaceUpdateStateLegacy] = nil
 	}
 	if a.GracePeriodSeconds > 0 {
-		refMeta := map[string]inplace.ObjectMeta{}
-		for name, m := range spec.RefMetadata {
-			refMeta[name] = inplace.ObjectMeta{Labels: maps.Clone(m.Labels), Annotations: maps.Clone(m.Annotations)}
-		}
-		resources := map[string]inplace.Resources{}
-		for name, r := range spec.Resources {
-			resources[name] = inplace.Resources{Limits: quantityTexts(r.Limits), Requests: quantityTexts(r.Requests)}
-		}
 		pending := inplace.Pending{
-			Revision: target.Name, ContainerImages: spec.Images, ContainerRefMetadata: refMeta,
-			ContainerResources: resources, MetaDataPatch: b.metadataPatch(spec.Metadata),
+			Revision: target.Name, ContainerImages: spec.Images, ContainerRefMetadata: refMetadata(spec.RefMetadata),
+			ContainerResources: resourceTexts(spec.Resources), MetaDataPatch: b.metadataPatch(spec.Metadata),
 			UpdateEnvFromMetadata: spec.EnvFromMetadata, GraceSeconds: a.GracePeriodSeconds,
-		}
-		if len(pending.ContainerRefMetadata) == 0 {
-			pending.ContainerRefMetadata = nil
-		}
-		if len(pending.ContainerResources) == 0 {
-			pending.ContainerResources = nil
 		}
 		ann[model.AnnotationInPlaceUpdateGrace] = string(b.mustJSON(pending))
 		if _, ok := p.Annotations[model.AnnotationInPlaceUpdateGraceLegacy]; ok {
 			ann[model.AnnotationInPlaceUpdateGraceLegacy] = nil
 		}
 	} else {
-		changed := map[string]bool{}
-		for name := range spec.Images {
-			changed[name] = true
+		// Container launch priorities split the change into batches:
+		// this update applies the first, the state holds the rest.
+		batch, deferred, names, err := inplace.SplitBatch(p, inplace.Change{
+			Images: spec.Images, RefMetadata: refMetadata(spec.RefMetadata), Resources: resourceTexts(spec.Resources),
+		})
+		if err != nil {
+			return err
 		}
-		for name := range spec.RefMetadata {
-			changed[name] = true
-		}
-		for name := range spec.Resources {
-			changed[name] = true
-		}
-		for name := range spec.Images {
-			if cs := p.ContainerStatus(name); cs != nil {
-				if state.LastContainerStatuses == nil {
-					state.LastContainerStatuses = map[string]inplace.ContainerStatusRecord{}
-				}
-				state.LastContainerStatuses[name] = inplace.ContainerStatusRecord{ImageID: cs.ImageID}
-			}
-		}
-		state.ContainerBatchesRecord = []inplace.Batch{{Timestamp: inplace.Time{Time: b.now}, Containers: model.SortedKeys(changed)}}
+		state.RecordBatch(p, batch, deferred, names, b.now)
 		metadataInto(labels, ann, p, spec.Metadata)
-		for _, name := range model.SortedKeys(spec.RefMetadata) {
-			m := spec.RefMetadata[name]
+		for _, name := range model.SortedKeys(batch.RefMetadata) {
+			m := batch.RefMetadata[name]
 			for k, v := range m.Labels {
 				labels[k] = v
 			}
@@ -795,7 +771,11 @@ func (b *builder) updateInPlace(a model.Action) error {
 				ann[k] = v
 			}
 		}
-		containers = containerChanges(spec.Images, b.resize(p, resourceTrees(spec.Resources)))
+		resources := map[string]model.ResourceRequirements{}
+		for name := range batch.Resources {
+			resources[name] = spec.Resources[name]
+		}
+		containers = containerChanges(batch.Images, b.resize(p, resourceTrees(resources)))
 		for _, key := range []string{model.AnnotationInPlaceUpdateGrace, model.AnnotationInPlaceUpdateGraceLegacy} {
 			if _, ok := p.Annotations[key]; ok {
 				ann[key] = nil
@@ -1068,6 +1048,32 @@ func metadataInto(labels, ann map[string]any, p *model.Pod, m inplace.MetadataPa
 func hasKey(m map[string]string, k string) bool {
 	_, ok := m[k]
 	return ok
+}
+
+// refMetadata is the referenced metadata of an in-place update as the
+// in-place annotations carry it (nil when there is none).
+func refMetadata(in map[string]inplace.RefMetadata) map[string]inplace.ObjectMeta {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make(map[string]inplace.ObjectMeta, len(in))
+	for name, m := range in {
+		out[name] = inplace.ObjectMeta{Labels: maps.Clone(m.Labels), Annotations: maps.Clone(m.Annotations)}
+	}
+	return out
+}
+
+// resourceTexts is the resources of an in-place update as the in-place
+// annotations carry them (nil when there are none).
+func resourceTexts(in map[string]model.ResourceRequirements) map[string]inplace.Resources {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make(map[string]inplace.Resources, len(in))
+	for name, r := range in {
+		out[name] = inplace.Resources{Limits: quantityTexts(r.Limits), Requests: quantityTexts(r.Requests)}
+	}
+	return out
 }
 
 func quantityTexts(m map[string]model.Quantity) map[string]inplace.QuantityText {

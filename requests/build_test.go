@@ -364,3 +364,48 @@ func TestCreateRevisionRequest(t *testing.T) {
 		}
 	}
 }
+
+// TestInPlaceRequestsLaunchPriority: an in-place update of containers with
+// launch barriers (update-and-ordering 4.5) patches the highest priority's
+// containers only and leaves the rest to the state's next batch. A
+// regression test: every changed container was patched in one batch, and
+// kruise's e2e spec "in-place update two container images with priorities
+// successfully" saw nginx restarted together with redis.
+func TestInPlaceRequestsLaunchPriority(t *testing.T) {
+	two := `[{name: main, image: "nginx:1"}, {name: side, image: "redis:1"}]`
+	world := strings.ReplaceAll(ruleWorld, `[{name: main, image: "nginx:1"}]`, two)
+	pod := strings.Replace(rulePod("web-a"), `containers: [{name: main, image: "nginx:1"}]`,
+		`containers: [{name: main, image: "nginx:1", env: [{name: KRUISE_CONTAINER_BARRIER, valueFrom: {configMapKeyRef: {name: web-a-barrier, key: p_0}}}]},`+
+			` {name: side, image: "redis:1", env: [{name: KRUISE_CONTAINER_BARRIER, valueFrom: {configMapKeyRef: {name: web-a-barrier, key: p_10}}}]}]`, 1)
+	pod = strings.Replace(pod, `containerStatuses: [{name: main, image: "nginx:1", imageID: "sha-1", ready: true}]`,
+		`containerStatuses: [{name: main, image: "nginx:1", imageID: "sha-1", ready: true}, {name: side, image: "redis:1", imageID: "sha-r1", ready: true}]`, 1)
+	world = strings.Replace(world, "replicas: 2\n", "replicas: 1\n", 1) + pod + ruleClaim("web-a")
+	_, reqs := build(t, world, func(cs *model.CloneSet) {
+		cs.Spec.Template.Raw["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["image"] = "nginx:2"
+		cs.Spec.Template.Raw["spec"].(map[string]any)["containers"].([]any)[1].(map[string]any)["image"] = "redis:2"
+		cs.Spec.Template.Spec.Containers[0].Image = "nginx:2"
+		cs.Spec.Template.Spec.Containers[1].Image = "redis:2"
+	})
+	var patch *requests.Request
+	for i := range reqs {
+		if reqs[i].Name == "web-a" && reqs[i].Subresource == "" {
+			patch = &reqs[i]
+		}
+	}
+	if patch == nil {
+		t.Fatalf("no pod patch in %v", reqs)
+	}
+	p := decode(t, patch.Patch)
+	wantAt(t, "pod", p, "spec.containers", []any{map[string]any{"name": "side", "image": "redis:2"}})
+	state := at(p, "metadata.annotations[apps.kruise.io/inplace-update-state]").(string)
+	for _, want := range []string{
+		`"lastContainerStatuses":{"side":{"imageID":"sha-r1"}}`,
+		`"nextContainerImages":{"main":"nginx:2"}`,
+		`"preCheckBeforeNext":{"containersRequiredReady":["side"]}`,
+		`"containers":["side"]}]`,
+	} {
+		if !strings.Contains(state, want) {
+			t.Errorf("state annotation %s lacks %s", state, want)
+		}
+	}
+}

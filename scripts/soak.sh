@@ -58,7 +58,7 @@ if [[ "$ONLY" != fuzz ]]; then
       name=${name//\//_}
       run "$name" "$mod" go test -count=1 -timeout 0 -v "$pkg" -rapid.checks="$CHECKS"
       # One line per property: its test and what rapid says of it.
-      awk '/^=== RUN/ {t=$3} /\[rapid\] (OK|failed|panic)/ {sub(/^.*\[rapid\] /, ""); print "       " t ": " $0}' "$LOG/$name.log"
+      [[ -f "$LOG/$name.log" ]] && awk '/^=== RUN/ {t=$3} /\[rapid\] (OK|failed|panic)/ {sub(/^.*\[rapid\] /, ""); print "       " t ": " $0}' "$LOG/$name.log"
     done
   done
 fi

@@ -340,6 +340,9 @@ func containers(list []corev1.Container, q map[string]model.Quantity) []model.Co
 			if e.ValueFrom != nil && e.ValueFrom.FieldRef != nil {
 				ev.FieldPath = e.ValueFrom.FieldRef.FieldPath
 			}
+			if e.ValueFrom != nil && e.ValueFrom.ConfigMapKeyRef != nil {
+				ev.ConfigMapName, ev.ConfigMapKey = e.ValueFrom.ConfigMapKeyRef.Name, e.ValueFrom.ConfigMapKeyRef.Key
+			}
 			mc.Env = append(mc.Env, ev)
 		}
 		for _, r := range c.ResizePolicy {

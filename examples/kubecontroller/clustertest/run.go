@@ -199,6 +199,9 @@ func (c *Cluster) Start(t testing.TB, sc Scenario) *Run {
 	if err := (&kubecontroller.PodReadinessReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
 		t.Fatalf("%s: set up the pod readiness reconciler: %v", sc.Name, err)
 	}
+	if err := (&kubecontroller.LaunchPriorityReconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader()}).SetupWithManager(mgr); err != nil {
+		t.Fatalf("%s: set up the launch priority reconciler: %v", sc.Name, err)
+	}
 	r.managed = true
 	go func() {
 		defer close(r.stopped)

@@ -99,6 +99,12 @@ type Options struct {
 	// do not (for example by a label of its own and a pod the built-in
 	// stages leave alone).
 	Stages []string
+	// ImageAliases are tags that name the same image as another tag, as a
+	// registry has them (nginx's mainline-alpine and alpine, say): the
+	// kubelet stage reports, for a container of an image listed here, the
+	// imageID of the image it maps to. Both sides are images as the runtime
+	// reports them (with a tag, or a digest).
+	ImageAliases map[string]string
 	// LogDir, when set, receives the components' logs (<component>.log,
 	// appended to across restarts); it outlives the control plane. By
 	// default the logs are in Dir()/logs and removed by Stop.
@@ -165,6 +171,9 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 	}
 	if opts.Nodes < 0 {
 		return nil, fmt.Errorf("controlplane: Options.Nodes is %d, want 0 or more", opts.Nodes)
+	}
+	if err := validateAliases(opts.ImageAliases); err != nil {
+		return nil, err
 	}
 	binDir := opts.BinDir
 	if binDir == "" {
@@ -311,7 +320,7 @@ func (cp *ControlPlane) prepare() error {
 			return fmt.Errorf("controlplane: audit policy: %w", err)
 		}
 	}
-	if err := os.WriteFile(filepath.Join(cp.dir, "kwok.yaml"), []byte(kwokConfig(cp.opts.Stages)), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(cp.dir, "kwok.yaml"), []byte(kwokConfig(cp.opts.Stages, cp.opts.ImageAliases)), 0o644); err != nil {
 		return fmt.Errorf("controlplane: kwok configuration: %w", err)
 	}
 	return nil

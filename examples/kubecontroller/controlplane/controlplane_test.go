@@ -55,7 +55,7 @@ func shared(t *testing.T) *ControlPlane {
 	t.Helper()
 	sharedPlane.once.Do(func() {
 		start := time.Now()
-		sharedPlane.cp, sharedPlane.err = Start(context.Background(), Options{Nodes: sharedNodes, Zones: sharedZones, AuditPolicy: AuditPolicyWrites})
+		sharedPlane.cp, sharedPlane.err = Start(context.Background(), Options{Nodes: sharedNodes, Zones: sharedZones, AuditPolicy: AuditPolicyWrites, ImageAliases: sharedAliases})
 		if sharedPlane.err == nil {
 			fmt.Printf("controlplane: shared control plane started in %s\n", time.Since(start).Round(time.Millisecond))
 		}
@@ -381,6 +381,33 @@ func TestInPlaceImageUpdate(t *testing.T) {
 		t.Errorf("not Ready after the update: %s", describeStatus(p))
 	}
 	assertStable(t, cs, p, 500*time.Millisecond)
+}
+
+// sharedAliases are the shared control plane's image aliases: one tag of
+// an image that names another.
+var sharedAliases = map[string]string{"registry.example:5000/team/web:stable": "registry.example:5000/team/web:v3"}
+
+// TestImageAliasesShareImageID: an in-place update to a tag that names the
+// same image (Options.ImageAliases) restarts the container with the new
+// image name and the same imageID, as a registry's two tags of one image
+// do; a tag that is no alias gets an imageID of its own.
+func TestImageAliasesShareImageID(t *testing.T) {
+	_, cs, ns := sharedNamespace(t)
+	createPod(t, cs, testPod(ns, "alias", "registry.example:5000/team/web:v3"))
+	before := waitPod(t, cs, ns, "alias", "Running and Ready", runningAndReady)
+	old := before.Status.ContainerStatuses[0]
+	patch := `{"spec":{"containers":[{"name":"main","image":"registry.example:5000/team/web:stable"}]}}`
+	if _, err := cs.CoreV1().Pods(ns).Patch(t.Context(), "alias", types.StrategicMergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	p := waitPod(t, cs, ns, "alias", "showing the alias", func(p *corev1.Pod) bool {
+		return len(p.Status.ContainerStatuses) == 1 && p.Status.ContainerStatuses[0].Image == "registry.example:5000/team/web:stable"
+	})
+	st := p.Status.ContainerStatuses[0]
+	if st.ImageID != old.ImageID || st.RestartCount != 1 || st.ContainerID == old.ContainerID {
+		t.Errorf("after the update to an alias: imageID %q (before %q), restarts %d, containerID %q (before %q): want the same imageID, a restarted container",
+			st.ImageID, old.ImageID, st.RestartCount, st.ContainerID, old.ContainerID)
+	}
 }
 
 func TestInPlaceResize(t *testing.T) {

@@ -105,7 +105,9 @@
 //     PodReadyToStartContainers, ContainersReady and Ready) in tens of
 //     milliseconds. Container statuses carry the spec image (":latest" added
 //     to an untagged image, as the runtime reports it), an imageID derived
-//     from the image ("<repository>@sha256:<sha256 of the image>"), a
+//     from the image ("<repository>@sha256:<sha256 of the image>"; for
+//     an image of Options.ImageAliases, the imageID of the image it names:
+//     two tags of one image report one imageID), a
 //     containerID that changes at every restart, resources and
 //     allocatedResources equal to the spec's.
 //   - Readiness as the kubelet computes it: containers are ready unless the

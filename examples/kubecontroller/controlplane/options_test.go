@@ -156,3 +156,27 @@ func TestExtraStage(t *testing.T) {
 	createPod(t, cs, testPod("default", "plain", "nginx"))
 	waitPod(t, cs, "default", "plain", "Running and Ready", runningAndReady)
 }
+
+// TestImageAliasesOption: the aliases fill the kubelet stage's table (in
+// key order, as template string literals) and malformed ones are refused
+// before anything starts.
+func TestImageAliasesOption(t *testing.T) {
+	config := kwokConfig(nil, map[string]string{"web:b": "web:a", "api:2": "api@sha256:0123"})
+	want := `{{- $aliases := dict "api:2" "api@sha256:0123" "web:b" "web:a" }}`
+	if !strings.Contains(config, want) || strings.Contains(config, aliasesLine) {
+		t.Errorf("the kubelet stage lacks %s", want)
+	}
+	if plain := kwokConfig(nil, nil); !strings.Contains(plain, aliasesLine) {
+		t.Errorf("without aliases the stage should keep %s", aliasesLine)
+	}
+	for _, bad := range []map[string]string{
+		{"web": "web:a"},     // no tag: the runtime reports web:latest
+		{"web:b": ""},        // empty
+		{"web:b": `web:"a"`}, // a quote
+		{"web:b c": "web:a"}, // a space
+	} {
+		if _, err := Start(t.Context(), Options{ImageAliases: bad, BinDir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "ImageAliases") {
+			t.Errorf("aliases %q: err %v, want one naming Options.ImageAliases", bad, err)
+		}
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/clonecore/cloneset/examples/kubecontroller/internal/kruisecrd"
 	"github.com/clonecore/cloneset/examples/kubecontroller/webhook"
 	"github.com/clonecore/cloneset/internal/cisummary"
+	"github.com/clonecore/cloneset/model"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -86,7 +87,8 @@ func shippedRules(cr *rbacv1.ClusterRole, role *rbacv1.Role) []rbacRule {
 // resize), twice with one revision kept, then rolled back to its first
 // template (a revision reused), with the image pre-download on (an
 // ImagePullJob created and deleted); a v1alpha1 CloneSet given a pod to delete
-// (the validating webhook reads the pod); a CloneSet stored before the
+// (the validating webhook reads the pod); a CloneSet whose containers
+// launch in order (the barrier config map); a CloneSet stored before the
 // webhooks, which the controller refuses with an event. No request of
 // theirs is refused (403), and every rule of the roles is used by a request
 // the audit log shows, but those of unexercised, each there for a reason
@@ -165,6 +167,20 @@ func TestLeastPrivilege(t *testing.T) {
 		}
 	}
 
+	// Containers launched in order: the pod webhook injects the barriers,
+	// the launch priority reconciler creates the config map and writes
+	// the first key. Left to no kubelet, the pod waits there.
+	launch := rollout{name: "launch", replicas: 1, policy: "ReCreate"}
+	e.createCloneSetWith(launch, imageV1, func(spec map[string]any) {
+		template := spec["template"].(map[string]any)
+		template["metadata"].(map[string]any)["labels"].(map[string]any)[controlplane.LabelCustomKubelet] = "true"
+		template["spec"] = map[string]any{"containers": []any{
+			map[string]any{"name": "main", "image": imageV1},
+			map[string]any{"name": "first", "image": imageV1, "env": []any{map[string]any{"name": model.EnvLaunchPriority, "value": "1"}}},
+		}}
+	})
+	e.waitBarrierKey(launch.name, kubecontroller.BarrierKey(1))
+
 	// A CloneSet stored before the webhooks.
 	refused := rollout{name: "refused", replicas: 1, policy: "ReCreate"}
 	e.createBeforeWebhooks(refused, imageV1)
@@ -222,6 +238,23 @@ func installImagePullJobs(t *testing.T, cp *controlplane.ControlPlane) {
 	}
 	if err := crd.InstallDefinition(t.Context(), c, def); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// waitBarrierKey waits until the launch barrier of the CloneSet's pod holds
+// key.
+func (e *env) waitBarrierKey(cloneSet, key string) {
+	e.t.Helper()
+	for deadline := time.Now().Add(convergeTimeout); ; time.Sleep(100 * time.Millisecond) {
+		for _, pod := range e.pods.names(cloneSet) {
+			cm, err := e.cs.CoreV1().ConfigMaps(e.ns).Get(e.t.Context(), kubecontroller.BarrierConfigMap(pod), metav1.GetOptions{})
+			if err == nil && cm.Data[key] == "true" {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("no launch barrier of a pod of %s holds %s after %s", cloneSet, key, convergeTimeout)
+		}
 	}
 }
 

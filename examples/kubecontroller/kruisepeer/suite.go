@@ -6,11 +6,11 @@ package kruisepeer
 // test file imports): imported here so that `go mod tidy` records every
 // module `go test -c github.com/openkruise/kruise/test/e2e` needs.
 import (
+	_ "github.com/onsi/ginkgo/v2"
+	_ "github.com/onsi/gomega"
 	_ "github.com/openkruise/kruise/test/e2e"
 	_ "github.com/openkruise/kruise/test/e2e/apps/v1alpha1"
 	_ "github.com/openkruise/kruise/test/e2e/apps/v1beta1"
-	_ "github.com/openkruise/kruise/test/e2e/policy/v1alpha1"
 	_ "github.com/openkruise/kruise/test/e2e/framework/common"
-	_ "github.com/onsi/ginkgo/v2"
-	_ "github.com/onsi/gomega"
+	_ "github.com/openkruise/kruise/test/e2e/policy/v1alpha1"
 )

@@ -14,9 +14,12 @@
 //   - PathConvert, the CRD conversion webhook (ConversionReview v1) between
 //     apps.kruise.io/v1alpha1 and v1beta1;
 //   - PathMutatePod, the part of OpenKruise's pod webhook the CloneSet
-//     relies on: the KruisePodReady readiness gate of a pod a apps.kruise.io
-//     controller owns, on create (kubecontroller.PodReadinessReconciler gives
-//     it its first True).
+//     relies on, on create: the KruisePodReady readiness gate of a pod a
+//     apps.kruise.io controller owns (kubecontroller.PodReadinessReconciler
+//     gives it its first True), and the container launch barriers of a pod
+//     whose containers start in order (launchpriority.go;
+//     kubecontroller.LaunchPriorityReconciler writes their keys, the
+//     in-place update splits its batches by them).
 //
 // The decisions are Rules; LibraryRules are the project's library
 // (package admission: the defaults, the verdicts and the conversion of
@@ -46,7 +49,7 @@ const (
 	// update, delete).
 	PathValidateCloneSet = "/validate-apps-kruise-io-cloneset"
 	// PathMutatePod is the pod mutating webhook (the KruisePodReady
-	// readiness gate).
+	// readiness gate, the launch barriers).
 	PathMutatePod = "/mutate-pod"
 	// PathConvert is the CRD conversion webhook.
 	PathConvert = "/convert"

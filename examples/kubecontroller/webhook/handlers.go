@@ -144,16 +144,24 @@ func refused(code int32, req admission.Request, errs field.ErrorList) admission.
 const KruisePodReady = "KruisePodReady"
 
 // MutatePod is the part of OpenKruise's pod mutating webhook the CloneSet
-// relies on: a pod created with a controller owner of group
-// apps.kruise.io gets the KruisePodReady readiness gate (once), which the
-// lifecycle hooks' markPodNotReady turn False and the controller's pod
-// readiness reconciler turns True at first. Anything else is let through
-// unchanged.
+// relies on, on a pod's create:
+//
+//   - a pod with a controller owner of group apps.kruise.io gets the
+//     KruisePodReady readiness gate (once), which the lifecycle hooks'
+//     markPodNotReady turn False and the controller's pod readiness
+//     reconciler turns True at first;
+//   - a pod of several containers that asks for a launch order gets the
+//     launch barrier env in each container (withLaunchBarriers), which
+//     kubecontroller.LaunchPriorityReconciler fills and the in-place update
+//     splits its batches by.
+//
+// Anything else is let through unchanged; a pod that does not decode, or
+// whose launch priority is not an integer, is refused (400).
 func MutatePod(_ context.Context, req admission.Request) admission.Response {
 	if req.Kind.Group != "" || req.Kind.Kind != "Pod" || req.Operation != admissionv1.Create || req.SubResource != "" {
 		return admission.Allowed("")
 	}
-	out, changed, err := withReadinessGate(req.Object.Raw)
+	out, changed, err := mutatePod(req.Object.Raw)
 	if err != nil {
 		return admission.Errored(http.StatusBadRequest, err)
 	}
@@ -163,38 +171,43 @@ func MutatePod(_ context.Context, req admission.Request) admission.Response {
 	return admission.PatchResponseFromRaw(req.Object.Raw, out)
 }
 
-// withReadinessGate returns the pod (JSON) with the KruisePodReady gate
-// added when its controller owner is of group apps.kruise.io and it lacks
-// the gate; changed is false (and out nil) otherwise.
-func withReadinessGate(raw []byte) (out []byte, changed bool, err error) {
-	var pod struct {
-		Metadata struct {
-			OwnerReferences []metav1.OwnerReference `json:"ownerReferences"`
-		} `json:"metadata"`
-		Spec struct {
-			ReadinessGates []struct {
-				ConditionType string `json:"conditionType"`
-			} `json:"readinessGates"`
-		} `json:"spec"`
-	}
+// podFacts is what the pod webhook reads of a pod.
+type podFacts struct {
+	Metadata struct {
+		Name            string                  `json:"name"`
+		GenerateName    string                  `json:"generateName"`
+		Annotations     map[string]string       `json:"annotations"`
+		OwnerReferences []metav1.OwnerReference `json:"ownerReferences"`
+	} `json:"metadata"`
+	Spec struct {
+		ReadinessGates []struct {
+			ConditionType string `json:"conditionType"`
+		} `json:"readinessGates"`
+		Containers []struct {
+			Name string `json:"name"`
+			Env  []struct {
+				Name      string          `json:"name"`
+				Value     string          `json:"value"`
+				ValueFrom json.RawMessage `json:"valueFrom"`
+			} `json:"env"`
+		} `json:"containers"`
+	} `json:"spec"`
+}
+
+// mutatePod returns the pod (JSON) with the readiness gate and the launch
+// barriers it needs; changed is false (and out nil) when it needs neither.
+func mutatePod(raw []byte) (out []byte, changed bool, err error) {
+	var pod podFacts
 	if err := json.Unmarshal(raw, &pod); err != nil {
 		return nil, false, fmt.Errorf("decode the pod: %w", err)
 	}
-	owned := false
-	for _, ref := range pod.Metadata.OwnerReferences {
-		if ref.Controller != nil && *ref.Controller {
-			gv, err := schema.ParseGroupVersion(ref.APIVersion)
-			owned = err == nil && gv.Group == Group
-			break
-		}
+	gate := needsReadinessGate(&pod)
+	priorities, err := launchPriorities(&pod)
+	if err != nil {
+		return nil, false, err
 	}
-	if !owned {
+	if !gate && priorities == nil {
 		return nil, false, nil
-	}
-	for _, g := range pod.Spec.ReadinessGates {
-		if g.ConditionType == KruisePodReady {
-			return nil, false, nil
-		}
 	}
 	tree, err := decodeTree(raw)
 	if err != nil {
@@ -204,10 +217,39 @@ func withReadinessGate(raw []byte) (out []byte, changed bool, err error) {
 	if !ok {
 		return nil, false, errors.New("the pod has no spec")
 	}
-	gates, _ := spec["readinessGates"].([]any)
-	spec["readinessGates"] = append(gates, map[string]any{"conditionType": KruisePodReady})
+	if gate {
+		gates, _ := spec["readinessGates"].([]any)
+		spec["readinessGates"] = append(gates, map[string]any{"conditionType": KruisePodReady})
+	}
+	if priorities != nil {
+		if err := withLaunchBarriers(tree, spec, &pod, priorities); err != nil {
+			return nil, false, err
+		}
+	}
 	out, err = json.Marshal(tree)
 	return out, err == nil, err
+}
+
+// needsReadinessGate reports whether the pod's controller owner is of group
+// apps.kruise.io and the pod lacks the KruisePodReady gate.
+func needsReadinessGate(pod *podFacts) bool {
+	owned := false
+	for _, ref := range pod.Metadata.OwnerReferences {
+		if ref.Controller != nil && *ref.Controller {
+			gv, err := schema.ParseGroupVersion(ref.APIVersion)
+			owned = err == nil && gv.Group == Group
+			break
+		}
+	}
+	if !owned {
+		return false
+	}
+	for _, g := range pod.Spec.ReadinessGates {
+		if g.ConditionType == KruisePodReady {
+			return false
+		}
+	}
+	return true
 }
 
 // decodeTree decodes a JSON object keeping numbers as written.

@@ -363,6 +363,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err := (&kubecontroller.PodReadinessReconciler{Client: c}).SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("set up the pod readiness reconciler: %w", err)
 		}
+		// The launch barriers the pod webhook injects (here or
+		// elsewhere) need their keys, or the containers never start.
+		if err := (&kubecontroller.LaunchPriorityReconciler{Client: c, Reader: mgr.GetAPIReader()}).SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("set up the launch priority reconciler: %w", err)
+		}
 	}
 	if err := mgr.Start(ctx); err != nil {
 		return fmt.Errorf("run the manager: %w", err)
