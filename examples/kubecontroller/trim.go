@@ -98,8 +98,17 @@ func trimContainers(list []corev1.Container) {
 		for j := range c.Env {
 			e := &c.Env[j]
 			var from *corev1.EnvVarSource
-			if e.ValueFrom != nil && e.ValueFrom.FieldRef != nil {
-				from = &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: e.ValueFrom.FieldRef.FieldPath}}
+			if v := e.ValueFrom; v != nil && (v.FieldRef != nil || v.ConfigMapKeyRef != nil) {
+				// A field reference (env from metadata) and a config map key
+				// (a launch barrier) are read; nothing else of a source.
+				from = &corev1.EnvVarSource{}
+				if v.FieldRef != nil {
+					from.FieldRef = &corev1.ObjectFieldSelector{FieldPath: v.FieldRef.FieldPath}
+				}
+				if v.ConfigMapKeyRef != nil {
+					from.ConfigMapKeyRef = &corev1.ConfigMapKeySelector{
+						LocalObjectReference: corev1.LocalObjectReference{Name: v.ConfigMapKeyRef.Name}, Key: v.ConfigMapKeyRef.Key}
+				}
 			}
 			*e = corev1.EnvVar{Name: e.Name, Value: e.Value, ValueFrom: from}
 		}

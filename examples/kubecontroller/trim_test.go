@@ -2,6 +2,7 @@ package kubecontroller
 
 import (
 	"fmt"
+	"github.com/clonecore/cloneset/model"
 	"reflect"
 	"testing"
 	"time"
@@ -172,11 +173,29 @@ func TestTrimKeepsWhatTheReconcilerReads(t *testing.T) {
 	f := &filler{}
 
 	pod := filled[corev1.Pod](f)
+	// A launch barrier on a container that is not ready, and the pod's
+	// KruisePodReady gate without its condition: what the launch priority
+	// and pod readiness reconcilers, which share the cache, look for.
+	pod.Spec.Containers[0].Env[0].Name = model.EnvLaunchBarrier
+	pod.Spec.Containers[0].Env[0].ValueFrom.ConfigMapKeyRef.Key = BarrierKey(5)
+	pod.Status.ContainerStatuses[0].Name, pod.Status.ContainerStatuses[0].Ready = pod.Spec.Containers[0].Name, false
+	pod.Labels[model.LabelInstanceID] = "x"
+	pod.Spec.ReadinessGates[0].ConditionType = model.ConditionKruisePodReady
+	pod.DeletionTimestamp = nil
 	tp := trimmed(t, pod)
 	if a, b := PodFromObject(pod), PodFromObject(tp); !reflect.DeepEqual(a, b) {
 		t.Errorf("pod:\n%+v\ntrimmed:\n%+v", a, b)
 	}
 	sameReads(t, KindPod, pod, tp)
+	if a, b := pendingPriorities(pod), pendingPriorities(tp); !reflect.DeepEqual(a, b) || len(a) == 0 {
+		t.Errorf("pod: pending launch priorities %v, trimmed %v", a, b)
+	}
+	if a, b := waitsForBarrier(pod), waitsForBarrier(tp); a != b {
+		t.Errorf("pod: waits for its barrier %v, trimmed %v", a, b)
+	}
+	if a, b := needsReadiness(pod), needsReadiness(tp); a != b || !a {
+		t.Errorf("pod: needs its readiness condition %v, trimmed %v (want true)", a, b)
+	}
 
 	pvc := filled[corev1.PersistentVolumeClaim](f)
 	tc := trimmed(t, pvc)
