@@ -63,7 +63,8 @@ func NewRESTWriter(cfg *rest.Config, httpClient *http.Client) (*RESTWriter, erro
 
 // path is the URL path of a request's object (without its name when
 // named is false), of the resource's API group and version: core/v1, apps/v1,
-// or apps.kruise.io at the CloneSet's version.
+// apps.kruise.io at the CloneSet's version, or apps.kruise.io/v1beta1 for
+// the ImagePullJobs of the image pre-download.
 func path(r requests.Request, cloneSet schema.GroupVersionKind, named bool) ([]string, error) {
 	var p []string
 	switch r.Resource {
@@ -73,6 +74,8 @@ func path(r requests.Request, cloneSet schema.GroupVersionKind, named bool) ([]s
 		p = []string{"apis", "apps", "v1"}
 	case requests.ResourceCloneSets:
 		p = []string{"apis", cloneSet.Group, cloneSet.Version}
+	case requests.ResourceImagePullJobs:
+		p = []string{"apis", ImagePullJobV1beta1.Group, ImagePullJobV1beta1.Version}
 	default:
 		return nil, fmt.Errorf("unknown resource %q", r.Resource)
 	}

@@ -84,6 +84,10 @@ func TestRESTWriterSendsTheRequestsBytes(t *testing.T) {
 			Object: json.RawMessage(`{"apiVersion":"apps/v1","kind":"ControllerRevision","metadata":{"name":"web-rev"},"revision":1}`), Batch: -1, Action: 3},
 		{Verb: requests.VerbPatch, Resource: requests.ResourceCloneSets, Subresource: requests.SubresourceStatus, Namespace: "default", Name: "web",
 			PatchType: requests.PatchMerge, Patch: json.RawMessage(`{"status":{"replicas":1}}`), Preconditions: &requests.Preconditions{ResourceVersion: "7"}, Batch: -1, Action: -1},
+		{Verb: requests.VerbCreate, Resource: requests.ResourceImagePullJobs, Namespace: "default", Name: "web-rev-main", Tolerated: true,
+			Object: json.RawMessage(`{"apiVersion":"apps.kruise.io/v1beta1","kind":"ImagePullJob","metadata":{"name":"web-rev-main"}}`), Batch: -1, Action: 5},
+		{Verb: requests.VerbDelete, Resource: requests.ResourceImagePullJobs, Namespace: "default", Name: "web-old-main", Tolerated: true,
+			Preconditions: &requests.Preconditions{UID: "uid-j"}, Batch: -1, Action: 6},
 	}
 	if _, err := s.Send(context.Background(), reqs); err != nil {
 		t.Fatal(err)
@@ -95,6 +99,8 @@ func TestRESTWriterSendsTheRequestsBytes(t *testing.T) {
 		{"DELETE", "/api/v1/namespaces/default/pods/web-c", "application/json", `{"kind":"DeleteOptions","apiVersion":"v1","preconditions":{"uid":"uid-c"}}`},
 		{"POST", "/apis/apps/v1/namespaces/default/controllerrevisions", "application/json", string(reqs[3].Object)},
 		{"PATCH", "/apis/apps.kruise.io/v1beta1/namespaces/default/clonesets/web/status", "application/merge-patch+json", `{"metadata":{"resourceVersion":"7"},"status":{"replicas":1}}`},
+		{"POST", "/apis/apps.kruise.io/v1beta1/namespaces/default/imagepulljobs", "application/json", string(reqs[5].Object)},
+		{"DELETE", "/apis/apps.kruise.io/v1beta1/namespaces/default/imagepulljobs/web-old-main", "application/json", `{"kind":"DeleteOptions","apiVersion":"v1","preconditions":{"uid":"uid-j"}}`},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("the server received %d requests, want %d: %+v", len(got), len(want), got)
