@@ -170,7 +170,7 @@ func TestLeastPrivilege(t *testing.T) {
 	// Containers launched in order: the pod webhook injects the barriers,
 	// the launch priority reconciler creates the config map and writes
 	// the first key. Left to no kubelet, the pod waits there.
-	launch := rollout{name: "launch", replicas: 1, policy: "ReCreate"}
+	launch := rollout{name: "launch", replicas: 1, policy: "ReCreate", maxUnavailable: 1}
 	e.createCloneSetWith(launch, imageV1, func(spec map[string]any) {
 		template := spec["template"].(map[string]any)
 		template["metadata"].(map[string]any)["labels"].(map[string]any)[controlplane.LabelCustomKubelet] = "true"
