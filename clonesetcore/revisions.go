@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"maps"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/clonecore/cloneset/internal/debughash"
 	"github.com/clonecore/cloneset/model"
 	"github.com/clonecore/cloneset/podtemplate"
 )
@@ -323,16 +323,5 @@ func VolumeClaimTemplatesHash(vcts []model.VolumeClaimTemplate) string {
 	}
 	sorted := slices.Clone(vcts)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
-	js := vctJSON(sorted)
-	h := fnv.New32a()
-	var num [4]byte
-	h.Write([]byte("([]uint8)["))
-	for i, c := range js {
-		if i > 0 {
-			h.Write([]byte{' '})
-		}
-		h.Write(strconv.AppendUint(num[:0], uint64(c), 10))
-	}
-	h.Write([]byte{']'})
-	return strconv.FormatUint(uint64(h.Sum32()), 10)
+	return strconv.FormatUint(uint64(debughash.Bytes(vctJSON(sorted))), 10)
 }

@@ -1,6 +1,7 @@
 package inplace
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/clonecore/cloneset/model"
@@ -49,7 +50,9 @@ func Completed(p *model.Pod, gates model.FeatureGates) (bool, error) {
 //
 //  1. with state.UpdateEnvFromMetadata, the runtime-containers-meta annotation must
 //     exist and list every spec container with the containerID of its status entry
-//     (docs/spec/DECISIONS.md: the hash test is taken as passed on equal container ids);
+//     and the env-from-metadata hash of the pod's labels and annotations as they are
+//     (EnvFromMetadataHash): until the node agent has restarted a container whose
+//     values changed, the update is not completed;
 //  2. with the InPlaceWorkloadVerticalScaling gate and state.UpdateResources, there
 //     must be as many container statuses as spec containers and every status must
 //     report the spec's limits and requests;
@@ -74,7 +77,7 @@ func containersCompleted(p *model.Pod, updateEnvFromMetadata, updateResources bo
 		return false, err
 	}
 	if updateEnvFromMetadata {
-		if meta == nil || !containerIDsConsistent(p, meta) {
+		if meta == nil || !envFromMetadataConsistent(p, meta) {
 			return false, nil
 		}
 	}
@@ -125,20 +128,24 @@ func statusNamedBefore(statuses []model.ContainerStatus, name string) bool {
 	return false
 }
 
-func containerIDsConsistent(p *model.Pod, meta *runtimeMeta) bool {
+// envFromMetadataConsistent is upstream's env-from-metadata hash test: every
+// spec container has an entry in the runtime meta (the first of its name)
+// with the containerID of its status entry and the hash of the env it
+// takes from the pod's labels and annotations as they are now
+// (EnvFromMetadataHash), i.e. the node agent has restarted every container
+// whose values changed and the kubelet reports the restarted container.
+func envFromMetadataConsistent(p *model.Pod, meta *runtimeMeta) bool {
 	for _, c := range p.Spec.Containers {
-		id, found := "", false
-		for _, m := range meta.Containers {
-			if m.Name == c.Name {
-				id, found = m.ContainerID, true
-				break
-			}
-		}
-		if !found {
+		i := slices.IndexFunc(meta.Containers, func(m runtimeContainer) bool { return m.Name == c.Name })
+		if i < 0 {
 			return false
 		}
+		m := meta.Containers[i]
 		status := p.ContainerStatus(c.Name)
-		if status == nil || status.ContainerID != id {
+		if status == nil || status.ContainerID != m.ContainerID {
+			return false
+		}
+		if m.Hashes.ExtractedEnvFromMetadataHash != EnvFromMetadataHash(c.Env, p.Labels, p.Annotations) {
 			return false
 		}
 	}

@@ -1,6 +1,7 @@
 package inplace
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -73,9 +74,21 @@ func TestCompletedRules(t *testing.T) {
 		{name: "5.1 env from metadata, a container missing in meta", state: `{"revision":"web-2","updateEnvFromMetadata":true}`, mutate: func(p *model.Pod) {
 			p.Annotations[model.AnnotationRuntimeContainersMeta] = `{"containers":[{"name":"main","containerID":"c-main"}]}`
 		}, want: false},
-		{name: "5.1 env from metadata, ids consistent", state: `{"revision":"web-2","updateEnvFromMetadata":true}`, mutate: func(p *model.Pod) {
-			p.Annotations[model.AnnotationRuntimeContainersMeta] = `{"containers":[{"name":"main","containerID":"c-main","hashes":{"plainHash":1}},{"name":"side","containerID":"c-side"}]}`
+		// 86995377 is kruise's env-from-metadata hash of a container without such env.
+		{name: "5.1 env from metadata, ids and hashes consistent", state: `{"revision":"web-2","updateEnvFromMetadata":true}`, mutate: func(p *model.Pod) {
+			p.Annotations[model.AnnotationRuntimeContainersMeta] = `{"containers":[{"name":"main","containerID":"c-main","hashes":{"plainHash":1,"extractedEnvFromMetadataHash":86995377}},` +
+				`{"name":"side","containerID":"c-side","hashes":{"extractedEnvFromMetadataHash":86995377}}]}`
 		}, want: true},
+		{name: "5.1 env from metadata, ids consistent, a hash missing", state: `{"revision":"web-2","updateEnvFromMetadata":true}`, mutate: func(p *model.Pod) {
+			p.Annotations[model.AnnotationRuntimeContainersMeta] = `{"containers":[{"name":"main","containerID":"c-main","hashes":{"plainHash":1,"extractedEnvFromMetadataHash":86995377}},{"name":"side","containerID":"c-side"}]}`
+		}, want: false},
+		{name: "5.1 env from metadata, ids consistent, a hash of the old values", state: `{"revision":"web-2","updateEnvFromMetadata":true}`, mutate: func(p *model.Pod) {
+			p.Spec.Containers[1].Env = []model.EnvVar{{Name: "CONFIG", FieldPath: "metadata.annotations['config']"}}
+			p.Annotations["config"] = "bar"
+			p.Annotations[model.AnnotationRuntimeContainersMeta] = fmt.Sprintf(`{"containers":[{"name":"main","containerID":"c-main","hashes":{"extractedEnvFromMetadataHash":86995377}},`+
+				`{"name":"side","containerID":"c-side","hashes":{"extractedEnvFromMetadataHash":%d}}]}`,
+				EnvFromMetadataHash(p.Spec.Containers[1].Env, nil, map[string]string{"config": "foo"}))
+		}, want: false},
 		{name: "5.1 unparsable runtime meta", state: imageState, mutate: func(p *model.Pod) {
 			newImage(p)
 			p.Annotations[model.AnnotationRuntimeContainersMeta] = `[`

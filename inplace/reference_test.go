@@ -94,7 +94,7 @@ func containersCompletedRef(p *model.Pod, state *State, gates model.FeatureGates
 		return false, err
 	}
 	if state.UpdateEnvFromMetadata {
-		if meta == nil || !containerIDsConsistent(p, meta) {
+		if meta == nil || !envFromMetadataConsistent(p, meta) {
 			return false, nil
 		}
 	}

@@ -2,6 +2,7 @@ package inplace
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -307,5 +308,56 @@ func TestRefreshReadinessCondition(t *testing.T) {
 		if (len(acts) == 1) != c.want || d != 0 {
 			t.Errorf("%s: %v", c.name, acts)
 		}
+	}
+}
+
+// TestRefreshNextBatchWaitsForEnvFromMetadataRestart is kruise's e2e spec
+// "in-place update two container image and env from metadata with
+// priorities": redis (the higher priority, env CONFIG from the annotation
+// config) was updated first by the annotation config foo -> bar, nginx's
+// image waits for the next batch. Until the node agent has restarted redis
+// with the new value (its runtime-containers-meta reports the hash of
+// config=bar), the first batch is not finished, even though the old redis,
+// still running with the same containerID, is ready: the next batch waits.
+func TestRefreshNextBatchWaitsForEnvFromMetadataRestart(t *testing.T) {
+	redisEnv := []model.EnvVar{
+		{Name: "KRUISE_CONTAINER_PRIORITY", Value: "10", HasValue: true},
+		{Name: "CONFIG", FieldPath: "metadata.annotations['config']"},
+	}
+	state := `{"revision":"web-2","updateTimestamp":"2026-01-01T12:00:00Z","updateEnvFromMetadata":true,` +
+		`"nextContainerImages":{"nginx":"nginx:2"},"preCheckBeforeNext":{"containersRequiredReady":["redis"]},` +
+		`"containerBatchesRecord":[{"timestamp":"2026-01-01T12:00:00Z","containers":["redis"]}]}`
+	pod := func(redisID string, redisHash uint64) *model.Pod {
+		p := &model.Pod{
+			Name:        "p",
+			Labels:      map[string]string{model.LabelRevisionHash: "web-2"},
+			Annotations: map[string]string{"config": "bar", model.AnnotationInPlaceUpdateState: state},
+			Spec: model.PodSpec{Containers: []model.Container{
+				{Name: "nginx", Image: "nginx:1"},
+				{Name: "redis", Image: "redis:7", Env: redisEnv},
+			}, ReadinessGates: []string{model.ConditionInPlaceUpdateReady}},
+			Status: model.PodStatus{Phase: model.PodRunning, ContainerStatuses: []model.ContainerStatus{
+				{Name: "nginx", Image: "nginx:1", ImageID: "sha-n1", ContainerID: "c-nginx", Ready: true},
+				{Name: "redis", Image: "redis:7", ImageID: "sha-r", ContainerID: redisID, Ready: true},
+			}},
+		}
+		p.Annotations[model.AnnotationRuntimeContainersMeta] = fmt.Sprintf(
+			`{"containers":[{"name":"nginx","containerID":"c-nginx","hashes":{"plainHash":0,"extractedEnvFromMetadataHash":%d}},`+
+				`{"name":"redis","containerID":%q,"hashes":{"plainHash":0,"extractedEnvFromMetadataHash":%d}}]}`,
+			EnvFromMetadataHash(nil, nil, nil), redisID, redisHash)
+		return p
+	}
+	now := ts("2026-01-01T12:00:01Z")
+	foo := EnvFromMetadataHash(redisEnv, nil, map[string]string{"config": "foo"})
+	bar := EnvFromMetadataHash(redisEnv, nil, map[string]string{"config": "bar"})
+
+	// The agent has not restarted redis yet: same containerID, the hash of config=foo.
+	if acts, _ := mustRefresh(t, pod("c-redis-0", foo), model.DefaultFeatureGates(), now); len(acts) != 0 {
+		t.Errorf("next batch applied before redis was restarted with the new env: %+v", acts)
+	}
+	// Restarted and ready: the next batch (nginx's image) is applied.
+	acts, _ := mustRefresh(t, pod("c-redis-1", bar), model.DefaultFeatureGates(), now)
+	if len(acts) != 1 || !strings.HasPrefix(acts[0].Reason, "apply the next in-place update batch: set image nginx=nginx:2") {
+		t.Errorf("next batch after the restart: %+v", acts)
 	}
 }

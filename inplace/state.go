@@ -231,12 +231,19 @@ func ParsePending(p *model.Pod) (pending *Pending, ok bool, err error) {
 }
 
 // runtimeMeta is the kruise daemon's apps.kruise.io/runtime-containers-meta
-// annotation; only names and container ids are read (docs/spec/DECISIONS.md, UO 11.5).
+// annotation; names, container ids and env-from-metadata hashes are read
+// (the plain hash is not: docs/spec/DECISIONS.md, UO 11.5).
 type runtimeMeta struct {
-	Containers []struct {
-		Name        string `json:"name"`
-		ContainerID string `json:"containerID"`
-	} `json:"containers"`
+	Containers []runtimeContainer `json:"containers"`
+}
+
+// runtimeContainer is one container of the runtime-containers-meta annotation.
+type runtimeContainer struct {
+	Name        string `json:"name"`
+	ContainerID string `json:"containerID"`
+	Hashes      struct {
+		ExtractedEnvFromMetadataHash uint64 `json:"extractedEnvFromMetadataHash"`
+	} `json:"hashes"`
 }
 
 func parseRuntimeMeta(p *model.Pod) (*runtimeMeta, error) {

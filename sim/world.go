@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clonecore/cloneset/inplace"
 	"github.com/clonecore/cloneset/lifecycle"
 	"github.com/clonecore/cloneset/model"
 )
@@ -84,7 +85,7 @@ type podState struct {
 	force      bool // the pod garbage collector removes it as soon as it has no finalizers
 	pending    map[string]bool
 	running    map[string]string // container -> image it runs
-	envHash    map[string]string // container -> env-referenced metadata at its start
+	envHash    map[string]uint64 // container -> hash of its env from metadata at its start (inplace.EnvFromMetadataHash)
 }
 
 // stateOf returns the world's record of a pod, creating it when missing. A pod
@@ -95,7 +96,7 @@ func (c *Cluster) stateOf(p *model.Pod, existing bool) *podState {
 		return st
 	}
 	c.seq++
-	st := &podState{uid: c.seq, pending: map[string]bool{}, running: map[string]string{}, envHash: map[string]string{}}
+	st := &podState{uid: c.seq, pending: map[string]bool{}, running: map[string]string{}, envHash: map[string]uint64{}}
 	f := c.world.Faults
 	if !existing {
 		if f.NeverReady.Probability > 0 && c.rng.Float64() < f.NeverReady.Probability {
@@ -384,7 +385,7 @@ func (c *Cluster) startPod(p *model.Pod, st *podState) {
 		st.running[ctr.Name] = ctr.Image
 		st.envHash[ctr.Name] = envHash(p, ctr)
 	}
-	c.writeRuntimeMeta(p)
+	c.writeRuntimeMeta(p, st)
 	c.logf("%s: running", p.Name)
 }
 
@@ -405,20 +406,25 @@ func (c *Cluster) restartContainer(p *model.Pod, st *podState, name string) {
 	cs.ContainerID = containerID(p.Name, name, cs.RestartCount)
 	st.running[name] = ctr.Image
 	st.envHash[name] = envHash(p, *ctr)
-	c.writeRuntimeMeta(p)
+	c.writeRuntimeMeta(p, st)
 	c.logf("%s: container %s restarted with %s", p.Name, name, ctr.Image)
 }
 
 // writeRuntimeMeta is the kruise daemon's runtime-containers-meta annotation:
-// every container with its current container id.
-func (c *Cluster) writeRuntimeMeta(p *model.Pod) {
+// every container with its current container id and the hash of the env it
+// takes from the pod's metadata, as it was started.
+func (c *Cluster) writeRuntimeMeta(p *model.Pod, st *podState) {
+	type hashes struct {
+		ExtractedEnvFromMetadataHash uint64 `json:"extractedEnvFromMetadataHash,omitempty"`
+	}
 	type entry struct {
 		Name        string `json:"name"`
 		ContainerID string `json:"containerID"`
+		Hashes      hashes `json:"hashes"`
 	}
 	var list []entry
 	for _, s := range p.Status.ContainerStatuses {
-		list = append(list, entry{s.Name, s.ContainerID})
+		list = append(list, entry{s.Name, s.ContainerID, hashes{st.envHash[s.Name]}})
 	}
 	if p.Annotations == nil {
 		p.Annotations = map[string]string{}
@@ -743,27 +749,8 @@ func containerID(pod, container string, restarts int32) string {
 	return fmt.Sprintf("containerd://%s-%s-%d", pod, container, restarts)
 }
 
-// envHash renders the values of the labels and annotations the container's
-// environment references (fieldRef metadata.labels['k'] / annotations['k']);
-// when they change, the kruise daemon restarts the container.
-func envHash(p *model.Pod, ctr model.Container) string {
-	var parts []string
-	for _, e := range ctr.Env {
-		if e.HasValue || e.FieldPath == "" {
-			continue
-		}
-		if k, ok := fieldKey(e.FieldPath, "metadata.labels['"); ok {
-			parts = append(parts, "l:"+k+"="+p.Labels[k])
-		} else if k, ok := fieldKey(e.FieldPath, "metadata.annotations['"); ok {
-			parts = append(parts, "a:"+k+"="+p.Annotations[k])
-		}
-	}
-	return strings.Join(parts, "\x00")
-}
-
-func fieldKey(path, prefix string) (string, bool) {
-	if !strings.HasPrefix(path, prefix) || !strings.HasSuffix(path, "']") {
-		return "", false
-	}
-	return path[len(prefix) : len(path)-2], true
+// envHash is the hash of the values the container takes from the pod's
+// labels and annotations now, as kruise's node agent computes it.
+func envHash(p *model.Pod, ctr model.Container) uint64 {
+	return inplace.EnvFromMetadataHash(ctr.Env, p.Labels, p.Annotations)
 }

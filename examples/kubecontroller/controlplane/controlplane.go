@@ -442,7 +442,8 @@ func (cp *ControlPlane) args(c Component) []string {
 			"--controllers=*",
 			"--node-monitor-period=1s",
 			// A kwok node is lost only when kwok, one process of this
-			// machine, cannot renew its lease: on a loaded machine that is
+			// machine, cannot send its heartbeat (the heartbeat stage; kwok
+			// renews no lease here): on a loaded machine that is
 			// the machine, not a node failure, and the node lifecycle
 			// controller would mark every pod of the node not Ready (a
 			// rollout's ready count would fall for no reason of the
@@ -465,7 +466,8 @@ func (cp *ControlPlane) args(c Component) []string {
 }
 
 // nodeMonitorGracePeriod is how long kube-controller-manager waits for a
-// node's lease renewal before it marks the node and its pods not Ready.
+// node's heartbeat (the heartbeat stage's status patch) before it marks the
+// node and its pods not Ready.
 const nodeMonitorGracePeriod = 5 * time.Minute
 
 // componentFlags are the flags kube-controller-manager and kube-scheduler

@@ -87,16 +87,18 @@
 //
 // kwok runs with the Stage documents of Stages() only (written for this
 // package from the kwok Stage API) and manages the nodes this package
-// creates (annotation kwok.x-k8s.io/node=fake); it renews their leases in
-// kube-node-lease. kube-controller-manager waits five minutes for a renewal
-// (--node-monitor-grace-period, 50 s by default) before it marks a node and
-// its pods not Ready: on a loaded machine kwok renews late, and a pod made
-// not Ready by the node lifecycle controller would be counted against the
-// CloneSet controller's budgets.
+// creates (annotation kwok.x-k8s.io/node=fake); it renews no lease in
+// kube-node-lease, so the heartbeat stage's status patch (every 60 to 66 s)
+// is the nodes' only sign of life. kube-controller-manager waits five
+// minutes for one (--node-monitor-grace-period, 50 s by default) before it
+// marks a node and its pods not Ready: on a loaded machine kwok patches
+// late, and a pod made not Ready by the node lifecycle controller would be
+// counted against the CloneSet controller's budgets (and its Ready
+// condition's lastTransitionTime would move).
 //
 //   - Nodes: a node that is not Ready is initialized (the usual conditions,
 //     Ready True, its addresses, allocatable = capacity); a Ready node has
-//     its conditions' heartbeat refreshed every 5 to 5.5 minutes.
+//     its conditions' heartbeat refreshed every 60 to 66 seconds.
 //   - Pods, one stage playing the kubelet (cloneset-pod-kubelet): whenever a
 //     pod's status differs from what a kubelet would report for its spec,
 //     the status is rewritten to that, so the stage never fires twice for

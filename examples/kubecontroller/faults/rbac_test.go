@@ -8,9 +8,7 @@ import (
 	"time"
 
 	"github.com/clonecore/cloneset/examples/kubecontroller"
-	"github.com/clonecore/cloneset/examples/kubecontroller/config"
 	"github.com/clonecore/cloneset/examples/kubecontroller/controlplane"
-	"github.com/clonecore/cloneset/examples/kubecontroller/crd"
 	"github.com/clonecore/cloneset/examples/kubecontroller/installtest"
 	"github.com/clonecore/cloneset/examples/kubecontroller/internal/kruisecrd"
 	"github.com/clonecore/cloneset/examples/kubecontroller/webhook"
@@ -103,7 +101,9 @@ func TestLeastPrivilege(t *testing.T) {
 	}
 	// OpenKruise's ImagePullJobs served and the image pre-download on: the
 	// in-place rollouts create an ImagePullJob, and delete it once done.
-	installImagePullJobs(t, cp)
+	if err := kruisecrd.InstallImagePullJob(t.Context(), cp); err != nil {
+		t.Fatal(err)
+	}
 	election := []string{"--leader-elect", "--leader-election-namespace", e.ns, "--webhook-cert-validity", "8s",
 		"--feature-gates", "InPlaceWorkloadVerticalScaling=true,PreDownloadImageForInPlaceUpdate=true",
 		"--leader-election-lease-duration", "4s", "--leader-election-renew-deadline", "3s", "--leader-election-retry-period", "500ms"}
@@ -218,27 +218,6 @@ func TestLeastPrivilege(t *testing.T) {
 	}
 	cisummary.Print(t, fmt.Sprintf("least privilege on kube-apiserver %s: %d rules, %d used by the scenario, %d named unexercised, 0 forbidden",
 		cp.Version().GitVersion, len(shippedRules(e.sys.ClusterRole, e.sys.Role)), len(shippedRules(e.sys.ClusterRole, e.sys.Role))-len(unexercised)-len(missing), len(unexercised)))
-}
-
-// installImagePullJobs installs OpenKruise's ImagePullJob definition (read
-// from its module, internal/kruisecrd) on cp, for the image pre-download.
-func installImagePullJobs(t *testing.T, cp *controlplane.ControlPlane) {
-	t.Helper()
-	def, err := kruisecrd.ImagePullJob()
-	if err != nil {
-		t.Fatal(err)
-	}
-	scheme, err := config.Scheme()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := cp.Client(scheme)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := crd.InstallDefinition(t.Context(), c, def); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // waitBarrierKey waits until the launch barrier of the CloneSet's pod holds

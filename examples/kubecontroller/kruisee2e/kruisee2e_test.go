@@ -3,8 +3,6 @@ package kruisee2e
 import (
 	"context"
 	"fmt"
-	"github.com/clonecore/cloneset/examples/kubecontroller/config"
-	"github.com/clonecore/cloneset/examples/kubecontroller/crd"
 	"github.com/clonecore/cloneset/examples/kubecontroller/internal/kruisecrd"
 	"github.com/clonecore/cloneset/internal/cisummary"
 	"os"
@@ -141,7 +139,9 @@ func TestKruiseCloneSetSpecs(t *testing.T) {
 		// OpenKruise's ImagePullJob, which the image pre-download writes
 		// (the spec "pre-download for new image" lists them); the binary
 		// finds it served when it starts.
-		installImagePullJobs(t, cp)
+		if err := kruisecrd.InstallImagePullJob(t.Context(), cp); err != nil {
+			t.Fatal(err)
+		}
 		t.Cleanup(func() { _ = sys.Close() })
 		id, err := sys.ServiceAccount(t.Context(), installtest.Namespace, "clonesetcontroller")
 		if err != nil {
@@ -262,25 +262,4 @@ func waitLog(t *testing.T, p *controlplane.Process, text string, timeout time.Du
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Fatalf("%s has not logged %q within %s; its log ends:\n%s", p.Name(), text, timeout, p.LogTail(40))
-}
-
-// installImagePullJobs installs OpenKruise's ImagePullJob definition, read
-// from its module (internal/kruisecrd), on cp.
-func installImagePullJobs(t *testing.T, cp *controlplane.ControlPlane) {
-	t.Helper()
-	def, err := kruisecrd.ImagePullJob()
-	if err != nil {
-		t.Fatal(err)
-	}
-	scheme, err := config.Scheme()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := cp.Client(scheme)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := crd.InstallDefinition(t.Context(), c, def); err != nil {
-		t.Fatal(err)
-	}
 }

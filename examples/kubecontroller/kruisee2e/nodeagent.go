@@ -2,10 +2,12 @@ package kruisee2e
 
 import (
 	"encoding/json"
-	"hash/fnv"
 	"regexp"
 	"time"
 
+	"github.com/clonecore/cloneset/examples/kubecontroller"
+	"github.com/clonecore/cloneset/inplace"
+	"github.com/clonecore/cloneset/model"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -23,7 +25,9 @@ import (
 //
 //   - it remembers, per containerID, the hash of the env-from-metadata
 //     values the container was started with (the values of the pod's
-//     metadata when it first sees the container);
+//     metadata when it first sees the container), kruise's hash
+//     (inplace.EnvFromMetadataHash), which the controller compares with the
+//     hash of the pod's metadata as it is;
 //   - while the pod's InPlaceUpdateReady condition is False, a running
 //     container whose image is the spec's (a changed image is the kubelet's
 //     restart, which starts the container with the new values) and whose
@@ -73,21 +77,16 @@ func metadataEnv(c *corev1.Container) [][3]string {
 	return out
 }
 
-// envHash is the hash of the env-from-metadata values a container would be
-// started with now (never 0: 0 means "not computed" in the agent's JSON).
-func envHash(p *corev1.Pod, c *corev1.Container) uint64 {
-	h := fnv.New64a()
-	for _, e := range metadataEnv(c) {
-		value := p.Labels[e[2]]
-		if e[1] == "annotations" {
-			value = p.Annotations[e[2]]
-		}
-		h.Write([]byte(e[0] + "=" + value + "\n"))
+// envHash is the hash of the env-from-metadata values container c of the
+// pod would be started with now, as kruise's node agent computes it
+// (inplace.EnvFromMetadataHash, the hash the controller's completion check
+// expects).
+func envHash(p *model.Pod, c string) uint64 {
+	ctr := p.Container(c)
+	if ctr == nil {
+		return inplace.EnvFromMetadataHash(nil, p.Labels, p.Annotations)
 	}
-	if sum := h.Sum64(); sum != 0 {
-		return sum
-	}
-	return 1
+	return inplace.EnvFromMetadataHash(ctr.Env, p.Labels, p.Annotations)
 }
 
 // containerMeta is one entry of the annotation, in the agent's JSON form.
@@ -121,6 +120,7 @@ func (a *nodeAgent) sync(p *corev1.Pod, now time.Time) agentResult {
 		return res
 	}
 	updating := conditionIs(p.Status.Conditions, inPlaceUpdateReady, corev1.ConditionFalse)
+	mp := kubecontroller.PodFromObject(p)
 	status := p.Status.DeepCopy()
 	metas := make([]containerMeta, 0, len(status.ContainerStatuses))
 	for i := range status.ContainerStatuses {
@@ -129,7 +129,7 @@ func (a *nodeAgent) sync(p *corev1.Pod, now time.Time) agentResult {
 		if c == nil || cs.ContainerID == "" {
 			continue
 		}
-		want := envHash(p, c)
+		want := envHash(mp, c.Name)
 		had, seen := a.started[cs.ContainerID]
 		if !seen {
 			a.started[cs.ContainerID], had = want, want

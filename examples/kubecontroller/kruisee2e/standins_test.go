@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clonecore/cloneset/examples/kubecontroller"
+	"github.com/clonecore/cloneset/inplace"
+	"github.com/clonecore/cloneset/model"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -154,8 +157,18 @@ func TestNodeAgentRestartsOnEnvChange(t *testing.T) {
 	if err := json.Unmarshal([]byte(res.annotation), &meta); err != nil || len(meta.Containers) != 2 || meta.Containers[1].Hashes.ExtractedEnvFromMetadataHash == 0 {
 		t.Errorf("annotation %s: %v", res.annotation, err)
 	}
+	// The controller's completion check (kruise's) compares the agent's hashes
+	// with those of the pod's metadata as it is: not completed before the
+	// restart is reported in the status, completed after.
+	p.Annotations[model.AnnotationInPlaceUpdateState] = `{"revision":"r","updateEnvFromMetadata":true}`
+	if done, err := inplace.Completed(kubecontroller.PodFromObject(p), model.DefaultFeatureGates()); done || err != nil {
+		t.Errorf("completed before the restart: %v %v", done, err)
+	}
 	p.Status = *res.status
 	p.Annotations[runtimeContainersMeta] = res.annotation
+	if done, err := inplace.Completed(kubecontroller.PodFromObject(p), model.DefaultFeatureGates()); !done || err != nil {
+		t.Errorf("not completed after the restart (the agent's hashes are not the controller's): %v %v, annotation %s", done, err, res.annotation)
+	}
 	if res := a.sync(p, t0.Add(2*time.Second)); res.status != nil || res.annotation != "" {
 		t.Errorf("restarted twice: %+v", res)
 	}

@@ -10,6 +10,7 @@ package kruisecrd
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -17,6 +18,9 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/clonecore/cloneset/examples/kubecontroller/config"
+	"github.com/clonecore/cloneset/examples/kubecontroller/controlplane"
+	"github.com/clonecore/cloneset/examples/kubecontroller/crd"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
@@ -101,3 +105,21 @@ func Read(file string) (*apiextensionsv1.CustomResourceDefinition, error) {
 
 // ImagePullJob reads OpenKruise's ImagePullJob definition.
 func ImagePullJob() (*apiextensionsv1.CustomResourceDefinition, error) { return Read(ImagePullJobFile) }
+
+// InstallImagePullJob installs OpenKruise's ImagePullJob definition on cp
+// (created, or its spec replaced) and waits until it is served.
+func InstallImagePullJob(ctx context.Context, cp *controlplane.ControlPlane) error {
+	def, err := ImagePullJob()
+	if err != nil {
+		return err
+	}
+	scheme, err := config.Scheme()
+	if err != nil {
+		return err
+	}
+	c, err := cp.Client(scheme)
+	if err != nil {
+		return err
+	}
+	return crd.InstallDefinition(ctx, c, def)
+}
