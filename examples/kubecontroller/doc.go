@@ -26,7 +26,8 @@
 //     ConversionCache, the CloneSet included; nodes in the NodeStore) and plans
 //     with the CloneSet's clonesetcore.Tracker;
 //  4. turns the plan into API requests for the server's version
-//     (requests.BuildWithOptions) and sends them in order (Sender, with the
+//     (requests.BuildWithOptions) and sends them in order (Sender, through
+//     a RESTWriter: the requests' own bytes, metadata-only answers; with the
 //     rules of requests.Progress): creates batch by batch, stopping after a
 //     batch with a failure; patches with their patch types and preconditions; deletes
 //     with their UID preconditions; the status through the status

@@ -34,8 +34,13 @@ import (
 // Reconciler reconciles CloneSets with the library's planner.
 type Reconciler struct {
 	// Client reads the objects (from the manager's cache) and writes them
-	// (to the API server).
+	// (to the API server), unless Writer is set.
 	Client client.Client
+	// Writer, when set, sends the writes instead of Client (see
+	// RESTWriter): SetupWithManager makes one from the manager's
+	// configuration when Client is the manager's own client (a client of
+	// yours keeps getting the writes), except in a dry run.
+	Writer *RESTWriter
 	// CloneSetGVK is the version the CloneSet is read and patched in:
 	// CloneSetV1beta1 (the default when empty) or CloneSetV1alpha1.
 	CloneSetGVK schema.GroupVersionKind
@@ -274,12 +279,21 @@ func (r *Reconciler) expectations() *Expectations {
 // a node change reaches a plan at the CloneSet's next reconcile, as with
 // upstream's controller), and
 // records its events with the manager's recorder (unless Recorder is set or
-// this is a dry run). With Trigger set, its events ask for reconciles too.
+// this is a dry run), and sends its writes with a RESTWriter on the
+// manager's configuration when Client is the manager's client (unless Writer
+// is set or this is a dry run). With Trigger set, its events ask for reconciles too.
 // Its reconciles read the manager's cache, and, unless CopyListed is set,
 // list its own objects without deep copies (see List).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Recorder == nil && !r.DryRun {
 		r.Recorder = mgr.GetEventRecorder(EventSource)
+	}
+	if r.Writer == nil && !r.DryRun && r.Client == mgr.GetClient() {
+		w, err := NewRESTWriter(mgr.GetConfig(), mgr.GetHTTPClient())
+		if err != nil {
+			return err
+		}
+		r.Writer = w
 	}
 	// The index needs the API server's discovery now; without it the
 	// reconciles list the whole namespace (and the manager's start will
@@ -313,9 +327,10 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	cs.SetGroupVersionKind(r.gvk())
 	b := ctrl.NewControllerManagedBy(mgr).
 		For(cs).
-		Owns(&corev1.Pod{}).
-		Owns(&corev1.PersistentVolumeClaim{}).
-		Owns(&appsv1.ControllerRevision{}).
+		// As Owns(...), without a REST mapping per event.
+		Watches(&corev1.Pod{}, newOwnerHandler()).
+		Watches(&corev1.PersistentVolumeClaim{}, newOwnerHandler()).
+		Watches(&appsv1.ControllerRevision{}, newOwnerHandler()).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles})
 	if r.Trigger != nil {
 		b = b.WatchesRawSource(source.Channel(r.Trigger, &handler.EnqueueRequestForObject{}))
@@ -419,7 +434,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (res 
 		round.Outcomes = r.dryRun(ctx, owner, reqs)
 		return reconcile.Result{RequeueAfter: plan.RequeueAfter()}, nil
 	}
-	sender := &Sender{Client: r.Client, CloneSetGVK: r.gvk(), Expectations: exp, Owner: owner, Now: now}
+	sender := &Sender{Client: r.Client, Writer: r.Writer, CloneSetGVK: r.gvk(), Expectations: exp, Owner: owner, Now: now}
 	outcomes, err := sender.Send(ctx, reqs)
 	round.Outcomes = outcomes
 	for _, o := range outcomes {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/clonecore/cloneset/expectations"
@@ -13,6 +12,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -29,11 +29,15 @@ type Outcome struct {
 	Err error
 }
 
-// Sender sends the requests of one plan through a controller-runtime client,
-// in order, and records the expectations of its writes.
+// Sender sends the requests of one plan through a controller-runtime client
+// or a RESTWriter, in order, and records the expectations of its writes.
 type Sender struct {
-	// Client writes to the API server.
+	// Client writes to the API server, unless Writer is set.
 	Client client.Client
+	// Writer, when set, sends the requests instead of Client: their bytes
+	// as they are, reading only the metadata of the answers (see
+	// RESTWriter).
+	Writer *RESTWriter
 	// CloneSetGVK is the kind (and version) a patch of the CloneSet is sent
 	// as; CloneSetV1beta1 when empty.
 	CloneSetGVK schema.GroupVersionKind
@@ -203,11 +207,7 @@ func (s *Sender) newObject(r requests.Request) (client.Object, error) {
 		o = newImagePullJob()
 	case requests.ResourceCloneSets:
 		u := &unstructured.Unstructured{}
-		gvk := s.CloneSetGVK
-		if gvk.Empty() {
-			gvk = CloneSetV1beta1
-		}
-		u.SetGroupVersionKind(gvk)
+		u.SetGroupVersionKind(s.cloneSetGVK())
 		o = u
 	default:
 		return nil, fmt.Errorf("unknown resource %q", r.Resource)
@@ -217,7 +217,18 @@ func (s *Sender) newObject(r requests.Request) (client.Object, error) {
 	return o, nil
 }
 
+// cloneSetGVK is the kind a CloneSet is written as.
+func (s *Sender) cloneSetGVK() schema.GroupVersionKind {
+	if s.CloneSetGVK.Empty() {
+		return CloneSetV1beta1
+	}
+	return s.CloneSetGVK
+}
+
 func (s *Sender) create(ctx context.Context, r requests.Request) error {
+	if s.Writer != nil {
+		return s.Writer.create(ctx, r, s.cloneSetGVK())
+	}
 	o, err := s.newObject(r)
 	if err != nil {
 		return err
@@ -233,34 +244,51 @@ func (s *Sender) create(ctx context.Context, r requests.Request) error {
 	return s.Client.Create(ctx, o)
 }
 
+// deletePreconditions are the preconditions of a delete request as the
+// API's delete options carry them (nil when it has none).
+func deletePreconditions(r requests.Request) *metav1.Preconditions {
+	p := r.Preconditions
+	if p == nil || p.UID == "" && p.ResourceVersion == "" {
+		return nil
+	}
+	pre := &metav1.Preconditions{}
+	if p.UID != "" {
+		uid := types.UID(p.UID)
+		pre.UID = &uid
+	}
+	if p.ResourceVersion != "" {
+		rv := p.ResourceVersion
+		pre.ResourceVersion = &rv
+	}
+	return pre
+}
+
 func (s *Sender) delete(ctx context.Context, r requests.Request) error {
+	pre := deletePreconditions(r)
+	if s.Writer != nil {
+		return s.Writer.delete(ctx, r, s.cloneSetGVK(), pre)
+	}
 	o, err := s.newObject(r)
 	if err != nil {
 		return err
 	}
 	var opts []client.DeleteOption
-	if p := r.Preconditions; p != nil && (p.UID != "" || p.ResourceVersion != "") {
-		pre := client.Preconditions{}
-		if p.UID != "" {
-			uid := types.UID(p.UID)
-			pre.UID = &uid
-		}
-		if p.ResourceVersion != "" {
-			rv := p.ResourceVersion
-			pre.ResourceVersion = &rv
-		}
-		opts = append(opts, pre)
+	if pre != nil {
+		opts = append(opts, client.Preconditions(*pre))
 	}
 	return s.Client.Delete(ctx, o, opts...)
 }
 
 // patch sends a patch and returns the object's new resourceVersion.
 func (s *Sender) patch(ctx context.Context, r requests.Request) (string, error) {
-	o, err := s.newObject(r)
+	body, err := withPreconditions(r.PatchType, r.Patch, r.Preconditions)
 	if err != nil {
 		return "", err
 	}
-	body, err := withPreconditions(r.PatchType, r.Patch, r.Preconditions)
+	if s.Writer != nil {
+		return s.Writer.patch(ctx, r, s.cloneSetGVK(), body)
+	}
+	o, err := s.newObject(r)
 	if err != nil {
 		return "", err
 	}
@@ -277,62 +305,4 @@ func (s *Sender) patch(ctx context.Context, r requests.Request) (string, error) 
 		return "", err
 	}
 	return o.GetResourceVersion(), nil
-}
-
-// withPreconditions puts a request's preconditions into its patch body, the
-// way the API server checks them on a patch: a merge or strategic merge patch
-// carries metadata.uid (immutable: a patch that would change it is refused)
-// and metadata.resourceVersion (a stale one is a 409 Conflict); a JSON patch
-// starts with a test operation per precondition.
-func withPreconditions(pt requests.PatchType, body []byte, pre *requests.Preconditions) ([]byte, error) {
-	if pre == nil || (pre.UID == "" && pre.ResourceVersion == "") {
-		return body, nil
-	}
-	switch pt {
-	case requests.PatchJSON:
-		var ops []json.RawMessage
-		if err := json.Unmarshal(body, &ops); err != nil {
-			return nil, fmt.Errorf("JSON patch: %v", err)
-		}
-		var tests []json.RawMessage
-		add := func(path, value string) error {
-			t, err := json.Marshal(map[string]string{"op": "test", "path": path, "value": value})
-			tests = append(tests, t)
-			return err
-		}
-		if pre.UID != "" {
-			if err := add("/metadata/uid", pre.UID); err != nil {
-				return nil, err
-			}
-		}
-		if pre.ResourceVersion != "" {
-			if err := add("/metadata/resourceVersion", pre.ResourceVersion); err != nil {
-				return nil, err
-			}
-		}
-		return json.Marshal(append(tests, ops...))
-	case requests.PatchMerge, requests.PatchStrategicMerge:
-		var m map[string]any
-		dec := json.NewDecoder(strings.NewReader(string(body)))
-		dec.UseNumber()
-		if err := dec.Decode(&m); err != nil {
-			return nil, fmt.Errorf("patch: %v", err)
-		}
-		if m == nil {
-			m = map[string]any{}
-		}
-		md, _ := m["metadata"].(map[string]any)
-		if md == nil {
-			md = map[string]any{}
-			m["metadata"] = md
-		}
-		if pre.UID != "" {
-			md["uid"] = pre.UID
-		}
-		if pre.ResourceVersion != "" {
-			md["resourceVersion"] = pre.ResourceVersion
-		}
-		return json.Marshal(m)
-	}
-	return nil, fmt.Errorf("unknown patch type %q", pt)
 }

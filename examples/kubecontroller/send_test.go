@@ -222,7 +222,7 @@ func TestWithPreconditions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := `{"metadata":{"labels":{"a":"b"},"resourceVersion":"7","uid":"u1"},"spec":{"n":1.50}}`; string(got) != want {
+	if want := `{"metadata":{"labels":{"a":"b"},"resourceVersion":"7","uid":"u1"},"spec":{"n":1.50}}`; !sameJSON(got, []byte(want)) {
 		t.Fatalf("merge patch:\n got %s\nwant %s", got, want)
 	}
 	got, err = withPreconditions(requests.PatchJSON, []byte(`[{"op":"remove","path":"/x"}]`), pre)

@@ -234,9 +234,11 @@ func (r *Run) newManager() (ctrl.Manager, error) {
 		Logger:                 logr.Discard(),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
-		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{r.Namespace: {}}},
-		Client:                 client.Options{Cache: &client.CacheOptions{Unstructured: true}},
-		Controller:             config.Controller{SkipNameValidation: &skip},
+		// The cache trims what the controller does not read, as
+		// clonesetcontroller's does.
+		Cache:      cache.Options{DefaultNamespaces: map[string]cache.Config{r.Namespace: {}}, DefaultTransform: kubecontroller.TrimForCache},
+		Client:     client.Options{Cache: &client.CacheOptions{Unstructured: true}},
+		Controller: config.Controller{SkipNameValidation: &skip},
 	})
 }
 

@@ -493,3 +493,45 @@ func (e *env) waitEvent(name, reason string) eventsv1.Event {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// startBinary runs binary (a controller other than the project's: kruise's,
+// for the rollout's comparison) with args, its log in the control plane's
+// log directory (as <namespace>-<name>), stops it when the test ends (its
+// log tail logged when the test failed), and returns once its log says it
+// started its workers.
+func (e *env) startBinary(name, binary string, args []string) *controlplane.Process {
+	e.t.Helper()
+	p, err := e.cp.StartProcess(e.ns+"-"+name, binary, args...)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() {
+		p.Stop()
+		if e.t.Failed() {
+			e.t.Logf("%s log:\n%s", p.Name(), p.LogTail(40))
+		}
+	})
+	e.waitLog(p, "Starting workers")
+	return p
+}
+
+// adminIdentity makes service account name of the test's namespace bound
+// to cluster-admin (a controller that is not the project's, whose roles
+// the project does not ship), with a kubeconfig straight to the API
+// server; the audit log counts its requests as a controller's.
+func (e *env) adminIdentity(name string) installtest.Identity {
+	e.t.Helper()
+	id, err := e.sys.ServiceAccount(e.t.Context(), e.ns, name)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "faults-admin-" + e.ns + "-" + name},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: e.ns, Name: name}},
+	}
+	if _, err := e.cs.RbacV1().ClusterRoleBindings().Create(e.t.Context(), binding, metav1.CreateOptions{}); err != nil {
+		e.t.Fatal(err)
+	}
+	return id
+}

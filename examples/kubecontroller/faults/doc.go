@@ -54,17 +54,25 @@
 // where N is the time from the start of the rollout. docs/reliability.md
 // ("On a real control plane") has the table of what the controller did.
 //
-// The same harness measures the controller at size: BenchmarkRollout rolls
-// 1,000 pods out on 50 kwok nodes (scale out, an in-place image update with
-// maxUnavailable 10 %, a recreate update with maxSurge 10 %, a scale-in) and
-// reports per step the wall time, reconciles, audited writes, and the CPU
-// time and peak memory of the controller process and of kube-apiserver
+// The same harness measures the controller at size, beside OpenKruise
+// v1.9.0's CloneSet controller (cmd/kruise-cloneset-controller of the peer
+// module ../kruisepeer, built by the tests; kruise's CloneSet definitions
+// from its module): BenchmarkRollout rolls 1,000 pods out on 50 kwok nodes
+// (scale out, an in-place image update with maxUnavailable 10 %, a recreate
+// update with maxSurge 10 %, a scale-in) with each controller in turn on one
+// control plane, at two client settings (no client-side rate limit; kruise's
+// QPS 30, burst 50), and prints per step and controller the wall time,
+// reconciles, audited writes, and the CPU time and peak memory of the
+// controller process and of kube-apiserver, then the ratios
 // (scripts/bench-controlplane.sh runs it); TestRollout100Pods runs the same
-// rollout at 100 pods with the tests, checking the same witnesses, and
-// prints
+// comparison at 100 pods without a client-side limit with the tests,
+// checking the same witnesses for the project's controller, and prints
 //
-//	rollout 100 pods <step> <wall>s wall, <n> reconciles, <n> writes (...), CPU ..., peak memory ...
+//	rollout 100 pods <controller> <step> <wall>s wall, <n> reconciles, <n> writes (...), CPU ..., peak memory ...
+//	rollout 100 pods ratio clonesetcontroller/kruise <step> wall ..., CPU controller ..., peak memory controller ...
 //
 // The tests need the control plane's binaries (go run ./cmd/controlplane
-// build) and build the controller once per run of the package.
+// build) and build the controller once per run of the package (and kruise's
+// when a rollout runs: GONOSUMDB=github.com/openkruise GOFLAGS=-mod=mod in
+// ../kruisepeer).
 package faults

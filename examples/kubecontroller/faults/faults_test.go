@@ -460,7 +460,8 @@ func checkBatchesStop(t *testing.T, creates []proxied, rounds []float64) {
 }
 
 // reconcileCount reads controller_runtime_reconcile_total of the CloneSet
-// controller (all results; the pod readiness reconciler's are its own)
+// controller ("cloneset"; OpenKruise's is "cloneset-controller"; all
+// results; the pod readiness and launch priority reconcilers' are their own)
 // from the controller's metrics endpoint at address (-1 when it cannot).
 func reconcileCount(address string) float64 {
 	resp, err := http.Get("http://" + address + "/metrics")
@@ -471,7 +472,8 @@ func reconcileCount(address string) float64 {
 	body, _ := io.ReadAll(resp.Body)
 	total := 0.0
 	for _, line := range strings.Split(string(body), "\n") {
-		if rest, ok := strings.CutPrefix(line, "controller_runtime_reconcile_total{"); ok && strings.Contains(rest, `controller="cloneset"`) {
+		if rest, ok := strings.CutPrefix(line, "controller_runtime_reconcile_total{"); ok &&
+			(strings.Contains(rest, `controller="cloneset"`) || strings.Contains(rest, `controller="cloneset-controller"`)) {
 			var v float64
 			if _, err := fmt.Sscan(rest[strings.LastIndexByte(rest, ' ')+1:], &v); err == nil {
 				total += v

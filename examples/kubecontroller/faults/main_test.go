@@ -16,8 +16,10 @@ import (
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
-// controllerBinary is the controller built by TestMain.
-var controllerBinary string
+// controllerBinary is the controller built by TestMain, in buildDir (a
+// directory of the run's, removed at its end, where the tests build what
+// else they need: the kruise controller of the rollout comparison).
+var controllerBinary, buildDir string
 
 func TestMain(m *testing.M) {
 	os.Exit(run(m))
@@ -32,6 +34,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
+	buildDir = dir
 	controllerBinary = filepath.Join(dir, "clonesetcontroller")
 	build := exec.Command("go", "build", "-o", controllerBinary, "../cmd/clonesetcontroller")
 	if out, err := build.CombinedOutput(); err != nil {

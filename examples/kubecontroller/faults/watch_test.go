@@ -277,6 +277,14 @@ func (w *podWatcher) setBudget(cloneSet string, b budget) {
 	w.budgets[cloneSet] = b
 }
 
+// clearBudget stops checking the budget of a CloneSet (before a test
+// deletes it).
+func (w *podWatcher) clearBudget(cloneSet string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.budgets, cloneSet)
+}
+
 // when runs fire (with the counts), once, at the first event after which cond holds for the
 // pods of cloneSet.
 func (w *podWatcher) when(cloneSet string, cond func(podCounts) bool, fire func(podCounts)) {

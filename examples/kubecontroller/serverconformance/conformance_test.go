@@ -96,7 +96,7 @@ func replayRecord(t *testing.T, s *server, file, worldsDir string, resources []s
 		t.Fatal(err)
 	}
 	reqs := s.plan(t, w, l, "")
-	if errs := l.send(ctx, s.client, w, reqs); len(errs) > 0 {
+	if errs := l.send(ctx, s.client, s.writer, w, reqs); len(errs) > 0 {
 		t.Errorf("world %s: kube-apiserver refused requests:%s", rec.World, describe(errs))
 	}
 	after, vAfter, err := l.snapshot(ctx, s.client)
@@ -203,8 +203,9 @@ func (s *server) plan(t *testing.T, w *world, l *loaded, cloneSet string) []requ
 
 // send maps the requests' world uids and resourceVersions to the server's
 // and sends them with the reference controller's Sender (the requests of
-// one CloneSet). It returns the refused requests.
-func (l *loaded) send(ctx context.Context, c client.Client, w *world, reqs []requests.Request) []error {
+// one CloneSet), through writer when it is set (as the controller does),
+// else through c. It returns the refused requests.
+func (l *loaded) send(ctx context.Context, c client.Client, writer *kubecontroller.RESTWriter, w *world, reqs []requests.Request) []error {
 	for i := range reqs {
 		r := &reqs[i]
 		if r.Preconditions != nil {
@@ -222,7 +223,7 @@ func (l *loaded) send(ctx context.Context, c client.Client, w *world, reqs []req
 		r.Patch = remapJSON(r.Patch, l.toServer)
 	}
 	var errs []error
-	sender := &kubecontroller.Sender{Client: c, CloneSetGVK: cloneSetGVK(w)}
+	sender := &kubecontroller.Sender{Client: c, Writer: writer, CloneSetGVK: cloneSetGVK(w)}
 	outcomes, _ := sender.Send(ctx, reqs)
 	for _, o := range outcomes {
 		if o.Err != nil {

@@ -11,16 +11,18 @@
 //     ones the server hands out;
 //  2. runs `clonesetplan plan -o requests` on the world (the CLI, built from
 //     this repository) and sends its requests with the reference
-//     controller's Sender, the world's uids in preconditions and owner
-//     references replaced by the server's;
+//     controller's Sender and its RESTWriter (the request's bytes as they
+//     are, as the controller sends them), the world's uids in preconditions
+//     and owner references replaced by the server's;
 //  3. reads every object back, maps the uids back, and compares with the
 //     record by internal/apiserver.Compare, the comparison the in-memory
 //     replay uses. Objects the record says the controller creates are first
 //     created on the server in dry-run mode, so that both sides carry the
 //     server's defaults.
 //
-// The golden scenarios' requests are sent the same way; each must be
-// accepted, or refused only for its precondition.
+// The golden scenarios' requests are sent the same way, through a
+// controller-runtime client instead of the RESTWriter (the Sender's other
+// path); each must be accepted, or refused only for its precondition.
 //
 // kube-apiserver runs with the CloneSet CRD of config/, whose versions
 // convert through a webhook: the test serves the conversion webhook itself

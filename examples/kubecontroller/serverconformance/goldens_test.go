@@ -110,7 +110,7 @@ func sendScenario(t *testing.T, s *server, file, prefix string) (int, []error, e
 	for _, cs := range w.cloneSets() {
 		reqs := s.plan(t, w, l, l.serverNamespace(cs.namespace)+"/"+cs.name)
 		sent += len(reqs)
-		for _, err := range l.send(ctx, s.client, w, reqs) {
+		for _, err := range l.send(ctx, s.client, nil, w, reqs) {
 			if isPrecondition(err) {
 				refusedOnPrecondition = append(refusedOnPrecondition, err)
 				continue

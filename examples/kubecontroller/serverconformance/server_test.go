@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clonecore/cloneset/examples/kubecontroller"
 	"github.com/clonecore/cloneset/examples/kubecontroller/controlplane"
 	"github.com/clonecore/cloneset/examples/kubecontroller/crd"
 	"github.com/clonecore/cloneset/examples/kubecontroller/installtest"
@@ -24,6 +25,7 @@ import (
 // CLI they plan with.
 type server struct {
 	client   client.Client
+	writer   *kubecontroller.RESTWriter // the controller's writes (the conformance worlds'); the goldens' go through client
 	version  string
 	cli      string
 	planArgs []string
@@ -118,8 +120,12 @@ func startServer() (*server, error) {
 	if out, err := build.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("building the CLI: %v\n%s", err, out)
 	}
+	writer, err := kubecontroller.NewRESTWriter(cp.Config(), nil)
+	if err != nil {
+		return nil, err
+	}
 	v := cp.Version()
-	return &server{client: c, version: v.GitVersion, cli: cli, planArgs: []string{"--server-version", v.GitVersion}}, nil
+	return &server{client: c, writer: writer, version: v.GitVersion, cli: cli, planArgs: []string{"--server-version", v.GitVersion}}, nil
 }
 
 // tails returns the ends of the component logs in dir, for an error.

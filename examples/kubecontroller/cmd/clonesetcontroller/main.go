@@ -88,6 +88,11 @@ type options struct {
 	healthProbeBindAddress  string
 	dryRun                  bool
 	serverVersion           string
+	pprofBindAddress        string
+	kubeAPIQPS              float64
+	kubeAPIBurst            int
+	kubeAPICompression      bool
+	kubeAPIHTTP2            bool
 	// featureGates are OpenKruise's feature gates, as its --feature-gates
 	// takes them (a string, so that options stay comparable: parseGates
 	// reads it).
@@ -149,6 +154,11 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	fs.StringVar(&o.healthProbeBindAddress, "health-probe-bind-address", defaultHealthAddress, `the address of the /healthz and /readyz endpoints ("0" disables them)`)
 	fs.BoolVar(&o.dryRun, "dry-run", false, "plan and log the requests of every round, send none (no write at all, status and events included)")
 	fs.StringVar(&o.serverVersion, "server-version", "", "the API server's version the requests are built for, e.g. v1.31.4 (default: read from the server at start)")
+	fs.StringVar(&o.pprofBindAddress, "pprof-bind-address", "", `the address of the net/http/pprof endpoints (/debug/pprof/), e.g. "127.0.0.1:6060" (default: off)`)
+	fs.Float64Var(&o.kubeAPIQPS, "kube-api-qps", 0, "the client's requests per second to the API server (default 0: no client-side rate limit, the API server's priority and fairness applies)")
+	fs.IntVar(&o.kubeAPIBurst, "kube-api-burst", 0, "the client's burst above --kube-api-qps (default 0: client-go's, 10; needs --kube-api-qps)")
+	fs.BoolVar(&o.kubeAPIHTTP2, "kube-api-http2", true, "talk HTTP/2 to the API server (every request and watch on one connection); false: HTTP/1.1, a connection per watch")
+	fs.BoolVar(&o.kubeAPICompression, "kube-api-compression", false, "ask the API server for gzip-compressed responses and watch streams (default off: the controller runs next to its API server, where compressing every watch event costs both sides CPU and saves nothing)")
 	w := &o.webhooks
 	fs.BoolVar(&w.enabled, "enable-webhooks", true, "serve the CloneSet mutating, validating and conversion webhooks and the pod webhook (false: they are served elsewhere; default false with --dry-run)")
 	fs.IntVar(&w.port, "webhook-port", webhook.DefaultPort, "the port the webhook server listens on")
@@ -185,6 +195,15 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	}
 	if o.dryRun && o.leaderElect {
 		return o, usageError("--dry-run and --leader-elect: a dry run writes nothing, a leader-election Lease included")
+	}
+	if o.kubeAPIQPS < 0 || o.kubeAPIQPS != o.kubeAPIQPS {
+		return o, usageError("--kube-api-qps %v: want a rate of 0 (no client-side limit) or more", o.kubeAPIQPS)
+	}
+	if o.kubeAPIBurst < 0 {
+		return o, usageError("--kube-api-burst %d: want 0 or more", o.kubeAPIBurst)
+	}
+	if o.kubeAPIBurst > 0 && o.kubeAPIQPS == 0 {
+		return o, usageError("--kube-api-burst %d without --kube-api-qps: a burst is above a rate (give both, or neither for no client-side limit)", o.kubeAPIBurst)
 	}
 	if o.serverVersion != "" {
 		if _, err := version.ParseGeneric(o.serverVersion); err != nil {
@@ -281,7 +300,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	ctrl.SetLogger(logger)
 	log := logger.WithName("clonesetcontroller")
 
-	cfg, err := restConfig(o.kubeconfig)
+	cfg, err := clientConfig(o)
 	if err != nil {
 		return err
 	}
@@ -302,6 +321,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	log.Info("starting", "apiServer", cfg.Host, "serverVersion", serverVersion, "serverVersionFrom", source,
 		"cloneSetVersion", o.cloneSetVersion, "namespace", o.namespace, "workers", o.workers, "dryRun", o.dryRun, "leaderElect", o.leaderElect,
+		"kubeAPIQPS", cfg.QPS, "kubeAPIBurst", cfg.Burst, "kubeAPICompression", o.kubeAPICompression,
 		"webhooks", o.webhooks.enabled, "featureGates", o.featureGates)
 
 	controllerGates, webhookGates, _ := parseGates(o.featureGates) // checked by parseFlags
@@ -372,10 +392,38 @@ func restConfig(path string) (*rest.Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--kubeconfig %s: %w", path, err)
 	}
-	if cfg.QPS == 0 {
-		cfg.QPS = -1 // no client-side rate limit, as ctrl.GetConfig: the API server's priority and fairness applies
+	return cfg, nil
+}
+
+// clientConfig is the client's configuration: the cluster of restConfig,
+// the rate limit of --kube-api-qps and --kube-api-burst, compression as
+// --kube-api-compression says.
+func clientConfig(o options) (*rest.Config, error) {
+	cfg, err := restConfig(o.kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	setRateLimit(cfg, o.kubeAPIQPS, o.kubeAPIBurst)
+	cfg.DisableCompression = !o.kubeAPICompression
+	if !o.kubeAPIHTTP2 {
+		cfg.NextProtos = []string{"http/1.1"}
 	}
 	return cfg, nil
+}
+
+// setRateLimit sets the client's rate limit: qps requests per second with
+// bursts of burst (client-go's default burst when 0), or none when qps is 0
+// (QPS -1: the API server's priority and fairness applies, as with
+// ctrl.GetConfig's default).
+func setRateLimit(cfg *rest.Config, qps float64, burst int) {
+	if qps == 0 {
+		cfg.QPS, cfg.Burst = -1, 0
+		return
+	}
+	cfg.QPS, cfg.Burst = float32(qps), burst
+	if burst == 0 {
+		cfg.Burst = rest.DefaultBurst
+	}
 }
 
 // discoveryTimeout bounds each discovery request at start.
@@ -466,6 +514,7 @@ func newManager(cfg *rest.Config, o options, logger logr.Logger, hooks *webhook.
 		Logger:                        logger,
 		Metrics:                       metricsserver.Options{BindAddress: o.metricsBindAddress},
 		HealthProbeBindAddress:        o.healthProbeBindAddress,
+		PprofBindAddress:              o.pprofBindAddress,
 		LeaderElection:                o.leaderElect,
 		LeaderElectionID:              o.leaderElectionID,
 		LeaderElectionNamespace:       o.leaderElectionNamespace,
@@ -481,8 +530,10 @@ func newManager(cfg *rest.Config, o options, logger logr.Logger, hooks *webhook.
 		// name is then taken already, and its metrics are the same ones.
 		Controller: config.Controller{SkipNameValidation: &skipNameValidation},
 	}
+	// The informers keep of each object only what a reconcile reads.
+	opts.Cache = cache.Options{DefaultTransform: kubecontroller.TrimForCache}
 	if o.namespace != "" {
-		opts.Cache = cache.Options{DefaultNamespaces: map[string]cache.Config{o.namespace: {}}}
+		opts.Cache.DefaultNamespaces = map[string]cache.Config{o.namespace: {}}
 	}
 	if hooks != nil {
 		opts.WebhookServer = hooks

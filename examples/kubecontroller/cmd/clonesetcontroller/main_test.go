@@ -45,6 +45,7 @@ func TestFlagDefaults(t *testing.T) {
 		retryPeriod:            2 * time.Second,
 		metricsBindAddress:     "0",
 		healthProbeBindAddress: ":8081",
+		kubeAPIHTTP2:           true,
 		webhooks:               defaultWebhooks,
 	}
 	if o != want {
@@ -68,6 +69,7 @@ func TestFlagsParse(t *testing.T) {
 		"--leader-elect", "--leader-election-id", "lease", "--leader-election-namespace", "kube-system",
 		"--metrics-bind-address", ":8080", "--health-probe-bind-address", "0", "--server-version", "v1.31.4",
 		"--leader-election-lease-duration", "4s", "--leader-election-renew-deadline", "3s", "--leader-election-retry-period", "500ms",
+		"--pprof-bind-address", "127.0.0.1:6060", "--kube-api-qps", "30", "--kube-api-burst", "50", "--kube-api-compression",
 		"--webhook-port", "10443", "--webhook-bind-host", "127.0.0.1", "--webhook-namespace", "ops", "--webhook-service-name", "hooks",
 		"--webhook-secret-name", "certs", "--webhook-url-host", "127.0.0.1:8443", "--webhook-ca-validity", "2h", "--webhook-cert-validity", "30m",
 		"--feature-gates", "ResourcesDeletionProtection=true",
@@ -80,10 +82,12 @@ func TestFlagsParse(t *testing.T) {
 		leaderElect: true, leaderElectionID: "lease", leaderElectionNamespace: "kube-system",
 		leaseDuration: 4 * time.Second, renewDeadline: 3 * time.Second, retryPeriod: 500 * time.Millisecond,
 		metricsBindAddress: ":8080", healthProbeBindAddress: "0", serverVersion: "v1.31.4",
+		pprofBindAddress: "127.0.0.1:6060", kubeAPIQPS: 30, kubeAPIBurst: 50, kubeAPICompression: true,
 		webhooks: webhookOptions{enabled: true, port: 10443, bindHost: "127.0.0.1", namespace: "ops", serviceName: "hooks", secretName: "certs",
 			urlHost: "127.0.0.1:8443", caValidity: 2 * time.Hour, servingValidity: 30 * time.Minute},
 		featureGates: "ResourcesDeletionProtection=true",
 	}
+	want.kubeAPIHTTP2 = true
 	if o != want {
 		t.Errorf("parsed %+v, want %+v", o, want)
 	}
@@ -110,6 +114,10 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"--leader-election-lease-duration", "5s", "--leader-election-renew-deadline", "5s"}, "want lease duration > renew deadline"},
 		{[]string{"--leader-election-retry-period", "0s"}, "want lease duration > renew deadline > retry period > 0"},
 		{[]string{"--server-version", "latest"}, "--server-version"},
+		{[]string{"--kube-api-qps", "-1"}, "--kube-api-qps -1"},
+		{[]string{"--kube-api-qps", "NaN"}, "--kube-api-qps NaN"},
+		{[]string{"--kube-api-qps", "30", "--kube-api-burst", "-5"}, "--kube-api-burst -5"},
+		{[]string{"--kube-api-burst", "50"}, "--kube-api-burst 50 without --kube-api-qps"},
 		{[]string{"--no-such-flag"}, "no-such-flag"},
 		{[]string{"--dry-run", "--enable-webhooks"}, "--webhook-cert-dir"},
 		{[]string{"--webhook-port", "0"}, "--webhook-port"},
@@ -137,6 +145,7 @@ func TestHelpListsEveryFlag(t *testing.T) {
 	}
 	for _, f := range []string{"kubeconfig", "namespace", "cloneset-version", "workers", "leader-elect", "leader-election-id",
 		"leader-election-namespace", "metrics-bind-address", "health-probe-bind-address", "dry-run", "server-version",
+		"pprof-bind-address", "kube-api-qps", "kube-api-burst", "kube-api-compression", "kube-api-http2",
 		"enable-webhooks", "webhook-port", "webhook-bind-host", "webhook-cert-dir", "webhook-namespace", "webhook-service-name",
 		"webhook-secret-name", "webhook-url-host", "webhook-ca-validity", "webhook-cert-validity", "feature-gates"} {
 		if !strings.Contains(stdout.String(), "-"+f+" ") && !strings.Contains(stdout.String(), "-"+f+"\n") {
@@ -145,6 +154,76 @@ func TestHelpListsEveryFlag(t *testing.T) {
 	}
 	if stderr.Len() > 0 {
 		t.Errorf("-h wrote to stderr: %s", stderr.String())
+	}
+}
+
+// TestRateLimit: no client-side limit by default (QPS -1, whatever the
+// kubeconfig's client had), else the rate and the burst given (client-go's
+// default burst when none is).
+func TestRateLimit(t *testing.T) {
+	for _, tc := range []struct {
+		qps       float64
+		burst     int
+		wantQPS   float32
+		wantBurst int
+	}{
+		{0, 0, -1, 0},
+		{30, 50, 30, 50},
+		{2.5, 0, 2.5, rest.DefaultBurst},
+	} {
+		cfg := &rest.Config{QPS: 5, Burst: 7}
+		setRateLimit(cfg, tc.qps, tc.burst)
+		if cfg.QPS != tc.wantQPS || cfg.Burst != tc.wantBurst {
+			t.Errorf("--kube-api-qps %v --kube-api-burst %d: QPS %v burst %d, want %v and %d", tc.qps, tc.burst, cfg.QPS, cfg.Burst, tc.wantQPS, tc.wantBurst)
+		}
+	}
+}
+
+// seenRequest is what a TLS test server saw of the client's request for
+// the server's version, made as run makes it (clientConfig, discovery) with
+// flag: its Accept-Encoding and its HTTP major version.
+func seenRequest(t *testing.T, flag string) (acceptEncoding string, protoMajor int) {
+	t.Helper()
+	s := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		acceptEncoding, protoMajor = r.Header.Get("Accept-Encoding"), r.ProtoMajor
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"major": "1", "minor": "37", "gitVersion": "v1.37.2"}`)
+	}))
+	s.EnableHTTP2 = true
+	s.StartTLS()
+	t.Cleanup(s.Close)
+	o, err := parseFlags([]string{"--kubeconfig", writeKubeconfig(t, s.URL), flag}, &bytes.Buffer{})
+	must(t, err)
+	cfg, err := clientConfig(o)
+	must(t, err)
+	dc, err := discoveryClient(cfg)
+	must(t, err)
+	_, err = readServerVersion(dc)
+	must(t, err)
+	return acceptEncoding, protoMajor
+}
+
+// TestCompression: the client asks for no compressed responses unless
+// --kube-api-compression says so (a TLS server: client-go uses Go's default
+// transport, which compresses whatever the configuration says, for plain
+// HTTP without TLS settings).
+func TestCompression(t *testing.T) {
+	for _, compression := range []bool{false, true} {
+		seen, _ := seenRequest(t, fmt.Sprintf("--kube-api-compression=%t", compression))
+		if asked := strings.Contains(seen, "gzip"); asked != compression {
+			t.Errorf("--kube-api-compression=%t: the client sent Accept-Encoding %q", compression, seen)
+		}
+	}
+}
+
+// TestHTTP2: the client talks HTTP/2 to a server that offers it, and
+// HTTP/1.1 with --kube-api-http2=false.
+func TestHTTP2(t *testing.T) {
+	for _, http2 := range []bool{true, false} {
+		_, proto := seenRequest(t, fmt.Sprintf("--kube-api-http2=%t", http2))
+		if want := map[bool]int{true: 2, false: 1}[http2]; proto != want {
+			t.Errorf("--kube-api-http2=%t: the server saw HTTP/%d, want HTTP/%d", http2, proto, want)
+		}
 	}
 }
 
@@ -214,17 +293,18 @@ func TestCheckServed(t *testing.T) {
 	}
 }
 
-// writeKubeconfig writes a kubeconfig for the server at url.
+// writeKubeconfig writes a kubeconfig for the server at url (its
+// certificate not verified when url is https).
 func writeKubeconfig(t *testing.T, url string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "kubeconfig")
 	must(t, os.WriteFile(path, []byte(fmt.Sprintf(`apiVersion: v1
 kind: Config
-clusters: [{name: fake, cluster: {server: %q}}]
+clusters: [{name: fake, cluster: {server: %q, insecure-skip-tls-verify: %t}}]
 users: [{name: fake, user: {token: t}}]
 contexts: [{name: fake, context: {cluster: fake, user: fake}}]
 current-context: fake
-`, url)), 0o600))
+`, url, strings.HasPrefix(url, "https:"))), 0o600))
 	return path
 }
 
@@ -275,6 +355,40 @@ func TestRunLogsTheServerVersionAndStops(t *testing.T) {
 		if !strings.Contains(log, "serverVersion="+tc.version) || strings.Count(log, tc.from) != 1 {
 			t.Errorf("%q: the log does not show server version %s, or %q once:\n%s", tc.args, tc.version, tc.from, log)
 		}
+	}
+}
+
+// TestPprofServed: with --pprof-bind-address the manager serves
+// net/http/pprof there while it runs; without it nothing listens.
+func TestPprofServed(t *testing.T) {
+	kubeconfig := writeKubeconfig(t, fakeAPIServer(t, "v1.37.2", true).URL)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	address := l.Addr().String()
+	must(t, l.Close())
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	var stderr bytes.Buffer
+	go func() {
+		done <- run(ctx, []string{"--kubeconfig", kubeconfig, "--health-probe-bind-address", "0", "--enable-webhooks=false", "--pprof-bind-address", address}, &bytes.Buffer{}, &stderr)
+	}()
+	var served bool
+	for deadline := time.Now().Add(10 * time.Second); !served && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		resp, err := http.Get("http://" + address + "/debug/pprof/cmdline")
+		if err == nil {
+			served = resp.StatusCode == http.StatusOK
+			resp.Body.Close()
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr.String())
+	}
+	if !served {
+		t.Fatalf("nothing served /debug/pprof/ on %s:\n%s", address, stderr.String())
+	}
+	if o, err := parseFlags(nil, &bytes.Buffer{}); err != nil || o.pprofBindAddress != "" {
+		t.Errorf("the default pprof address is %q (%v), want off", o.pprofBindAddress, err)
 	}
 }
 

@@ -1,0 +1,136 @@
+package faults
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"github.com/clonecore/cloneset/examples/kubecontroller/config"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/clonecore/cloneset/examples/kubecontroller/controlplane"
+	"github.com/clonecore/cloneset/examples/kubecontroller/crd"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// The peer: OpenKruise v1.9.0's CloneSet controller alone, built from the
+// peer module (../kruisepeer, cmd/kruise-cloneset-controller), which needs
+// the checksum database left out for github.com/openkruise and go.mod
+// resolved as the module asks.
+const (
+	peerModuleDir = "../kruisepeer"
+	peerCommand   = "./cmd/kruise-cloneset-controller"
+	peerModule    = "github.com/openkruise/kruise"
+)
+
+// peerEnv is the environment of the go commands run in the peer module.
+var peerEnv = []string{"GONOSUMDB=github.com/openkruise", "GOFLAGS=-mod=mod"}
+
+// kruiseCRDFiles are the CustomResourceDefinitions kruise's CloneSet
+// controller needs, in the peer module's config/crd/bases: the CloneSet's,
+// and ImagePullJob's (without it the controller retries its discovery for
+// about 15 s at start before it turns image pre-download off).
+var kruiseCRDFiles = []string{"apps.kruise.io_clonesets.yaml", "apps.kruise.io_imagepulljobs.yaml"}
+
+// peer is the kruise controller built for this run of the package (once,
+// on first use) and kruise's definitions read from its module.
+var peer struct {
+	once   sync.Once
+	binary string
+	crds   []*apiextensionsv1.CustomResourceDefinition
+	err    error
+}
+
+// kruisePeer builds the kruise controller and reads kruise's definitions,
+// once per run of the package, into buildDir.
+func kruisePeer(tb testing.TB) (binary string, crds []*apiextensionsv1.CustomResourceDefinition) {
+	tb.Helper()
+	peer.once.Do(func() {
+		peer.binary = filepath.Join(buildDir, "kruise-cloneset-controller")
+		if _, err := goInPeer("build", "-o", peer.binary, peerCommand); err != nil {
+			peer.err = fmt.Errorf("build kruise's controller: %w", err)
+			return
+		}
+		dir, err := goInPeer("list", "-m", "-f", "{{.Dir}}", peerModule)
+		if err != nil {
+			peer.err = fmt.Errorf("find kruise's module: %w", err)
+			return
+		}
+		for _, name := range kruiseCRDFiles {
+			def, err := readCRD(filepath.Join(strings.TrimSpace(dir), "config", "crd", "bases", name))
+			if err != nil {
+				peer.err = err
+				return
+			}
+			peer.crds = append(peer.crds, def)
+		}
+	})
+	if peer.err != nil {
+		tb.Fatal(peer.err)
+	}
+	return peer.binary, peer.crds
+}
+
+// goInPeer runs the go command in the peer module and returns its output.
+func goInPeer(args ...string) (string, error) {
+	cmd := exec.Command("go", args...)
+	cmd.Dir = peerModuleDir
+	cmd.Env = append(os.Environ(), peerEnv...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	return stdout.String(), nil
+}
+
+// readCRD reads a CustomResourceDefinition manifest (one document, leading
+// "---" allowed), strictly.
+func readCRD(path string) (*apiextensionsv1.CustomResourceDefinition, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	def := &apiextensionsv1.CustomResourceDefinition{}
+	if err := yaml.UnmarshalStrict(bytes.TrimPrefix(data, []byte("---\n")), def); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return def, nil
+}
+
+// installKruiseCRDs replaces the CloneSet definition with kruise's and adds
+// ImagePullJob's, and waits until the API server serves them.
+func installKruiseCRDs(ctx context.Context, cp *controlplane.ControlPlane, crds []*apiextensionsv1.CustomResourceDefinition) error {
+	scheme, err := config.Scheme()
+	if err != nil {
+		return err
+	}
+	c, err := cp.Client(scheme)
+	if err != nil {
+		return err
+	}
+	for _, def := range crds {
+		if err := crd.InstallDefinition(ctx, c, def); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// installOwnCRD puts the project's CloneSet definition back.
+func installOwnCRD(ctx context.Context, cp *controlplane.ControlPlane) error {
+	scheme, err := config.Scheme()
+	if err != nil {
+		return err
+	}
+	c, err := cp.Client(scheme)
+	if err != nil {
+		return err
+	}
+	return crd.Install(ctx, c)
+}
