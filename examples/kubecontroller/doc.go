@@ -28,7 +28,8 @@
 //  4. turns the plan into API requests for the server's version
 //     (requests.BuildWithOptions) and sends them in order (Sender, with the
 //     rules of requests.Progress): creates batch by batch, stopping after a
-//     batch with a failure; patches with their patch types and preconditions; deletes
+//     batch with a failure (the creates of one batch concurrently with
+//     Reconciler.ConcurrentBatches, which the binary turns on); patches with their patch types and preconditions; deletes
 //     with their UID preconditions; the status through the status
 //     subresource;
 //  5. returns the plan's requeue.

@@ -87,6 +87,7 @@ type options struct {
 	metricsBindAddress      string
 	healthProbeBindAddress  string
 	dryRun                  bool
+	concurrentBatchCreates  bool
 	serverVersion           string
 	// featureGates are OpenKruise's feature gates, as its --feature-gates
 	// takes them (a string, so that options stay comparable: parseGates
@@ -148,6 +149,7 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	fs.StringVar(&o.metricsBindAddress, "metrics-bind-address", defaultMetricsAddress, `the address of the Prometheus metrics endpoint ("0" disables it), e.g. ":8080"`)
 	fs.StringVar(&o.healthProbeBindAddress, "health-probe-bind-address", defaultHealthAddress, `the address of the /healthz and /readyz endpoints ("0" disables them)`)
 	fs.BoolVar(&o.dryRun, "dry-run", false, "plan and log the requests of every round, send none (no write at all, status and events included)")
+	fs.BoolVar(&o.concurrentBatchCreates, "concurrent-batch-creates", true, "send the creates of one slow-start batch (1, 2, 4, ... pods) concurrently, as OpenKruise does (false: one after the other)")
 	fs.StringVar(&o.serverVersion, "server-version", "", "the API server's version the requests are built for, e.g. v1.31.4 (default: read from the server at start)")
 	w := &o.webhooks
 	fs.BoolVar(&w.enabled, "enable-webhooks", true, "serve the CloneSet mutating, validating and conversion webhooks and the pod webhook (false: they are served elsewhere; default false with --dry-run)")
@@ -332,6 +334,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		CloneSetGVK:             gvk,
 		ServerVersion:           serverVersion,
 		DryRun:                  o.dryRun,
+		ConcurrentBatches:       o.concurrentBatchCreates,
 		MaxConcurrentReconciles: o.workers,
 	}
 	if err := r.SetupWithManager(mgr); err != nil {
