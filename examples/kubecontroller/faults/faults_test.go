@@ -462,19 +462,26 @@ func TestFaultThrottledWithErrors(t *testing.T) {
 func checkBatchesStop(t *testing.T, creates []proxied, rounds []float64) {
 	t.Helper()
 	// A create answered 429 is sent again by client-go itself (it honours
-	// Retry-After): the retries of one create are one create, with the
-	// last answer.
+	// Retry-After): the retries of one create are one create, at the place
+	// of its first try, with the last answer. The creates of a batch are
+	// sent concurrently (the binary's default), so the retries of two
+	// creates of a batch may interleave; a batch still starts only once the
+	// previous one was answered, so the places of the first tries give the
+	// batches.
 	var groups [][]proxied
+	var at map[string]int // where each create of the last group is
 	for i, c := range creates {
-		switch {
-		case i > 0 && rounds[i] == rounds[i-1] && creates[i-1].Name == c.Name && creates[i-1].Answered == http.StatusTooManyRequests:
-			g := groups[len(groups)-1]
-			g[len(g)-1] = c
-		case i == 0 || rounds[i] != rounds[i-1]:
-			groups = append(groups, []proxied{c})
-		default:
-			groups[len(groups)-1] = append(groups[len(groups)-1], c)
+		if i == 0 || rounds[i] != rounds[i-1] {
+			groups = append(groups, nil)
+			at = map[string]int{}
 		}
+		g := groups[len(groups)-1]
+		if j, ok := at[c.Name]; ok && g[j].Answered == http.StatusTooManyRequests {
+			g[j] = c
+			continue
+		}
+		at[c.Name] = len(g)
+		groups[len(groups)-1] = append(g, c)
 	}
 	failed := 0
 	for g, group := range groups {
