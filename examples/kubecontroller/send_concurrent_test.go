@@ -270,3 +270,52 @@ func TestSendConcurrentBatchesSendWhatSequentialSends(t *testing.T) {
 		}
 	})
 }
+
+// meetingCreates holds the pod creates after the first until two of them
+// are in flight at once (the batch of 2 of a new CloneSet of 3 pods),
+// failing the test after gateTimeout otherwise.
+type meetingCreates struct {
+	client.WithWatch
+	t       *testing.T
+	mu      sync.Mutex
+	creates int
+	pair    *gate
+}
+
+func (m *meetingCreates) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
+	if _, pod := obj.(*corev1.Pod); !pod {
+		return m.WithWatch.Create(ctx, obj, opts...)
+	}
+	m.mu.Lock()
+	m.creates++
+	n := m.creates
+	if n == 2 || n == 3 {
+		m.pair.arrived++
+		if m.pair.arrived == m.pair.want {
+			close(m.pair.open)
+		}
+	}
+	m.mu.Unlock()
+	if n == 2 || n == 3 {
+		select {
+		case <-m.pair.open:
+		case <-time.After(gateTimeout):
+			m.t.Errorf("create %s: the other create of its batch was not in flight with it after %v", obj.GetName(), gateTimeout)
+		}
+	}
+	return m.WithWatch.Create(ctx, obj, opts...)
+}
+
+// TestReconcilerSendsBatchesConcurrently: Reconciler.ConcurrentBatches
+// reaches the Sender: the two creates of the second batch of a new
+// CloneSet of 3 pods are in flight at once.
+func TestReconcilerSendsBatchesConcurrently(t *testing.T) {
+	now := e2eStart
+	api := newAPIServer(func() time.Time { return now }, namespacedCopy(t, "web", 3, inPlace))
+	creates := &meetingCreates{WithWatch: api, t: t, pair: &gate{want: 2, open: make(chan struct{})}}
+	r := &Reconciler{Client: creates, Now: func() time.Time { return now }, ConcurrentBatches: true}
+	reconcileOnce(t, r, "web")
+	if creates.creates != 3 {
+		t.Errorf("%d pod creates, want 3 (batches of 1 and 2)", creates.creates)
+	}
+}
