@@ -6,6 +6,15 @@ package requests
 // whether the next request goes, Failed records that a sent one failed.
 // World.ApplyAll follows it, and so can a controller's sender, so that the
 // rules live in one place. The zero value is a round with no failure yet.
+//
+// What ShouldSend says of a request of a slow-start batch depends only on
+// the failures of earlier batches and of the request's own action (a pod's
+// claims, then the pod), so a sender may send the actions of one batch
+// concurrently and record their failures in any order, as long as it calls
+// ShouldSend and Failed under a lock (Progress itself is not safe for
+// concurrent use) and finishes the batch before the next request: it sends
+// and skips exactly what sending one after the other would
+// (kubecontroller.Sender.ConcurrentBatches does so).
 type Progress struct {
 	stopped      bool         // an action request outside the batches failed
 	jobsStopped  bool         // a tolerated ImagePullJob delete failed

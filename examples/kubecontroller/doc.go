@@ -29,7 +29,8 @@
 //     (requests.BuildWithOptions) and sends them in order (Sender, through
 //     a RESTWriter: the requests' own bytes, metadata-only answers; with the
 //     rules of requests.Progress): creates batch by batch, stopping after a
-//     batch with a failure; patches with their patch types and preconditions; deletes
+//     batch with a failure (the creates of one batch concurrently with
+//     Reconciler.ConcurrentBatches, which the binary turns on); patches with their patch types and preconditions; deletes
 //     with their UID preconditions; the status through the status
 //     subresource;
 //  5. returns the plan's requeue.

@@ -81,6 +81,12 @@ type Reconciler struct {
 	// (ReasonInvalidSpec). SetupWithManager takes the manager's when nil
 	// (except in a dry run); without one the refusal is only logged.
 	Recorder events.EventRecorder
+	// ConcurrentBatches sends the creates of one slow-start batch
+	// concurrently, as OpenKruise does (Sender.ConcurrentBatches); off, the
+	// zero value, sends every request of a round one after the other, which
+	// keeps the order of the writes deterministic. The binary turns it on
+	// (--concurrent-batch-creates).
+	ConcurrentBatches bool
 	// MaxConcurrentReconciles is how many CloneSets SetupWithManager lets
 	// the controller reconcile at once (1 when 0).
 	MaxConcurrentReconciles int
@@ -434,7 +440,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (res 
 		round.Outcomes = r.dryRun(ctx, owner, reqs)
 		return reconcile.Result{RequeueAfter: plan.RequeueAfter()}, nil
 	}
-	sender := &Sender{Client: r.Client, Writer: r.Writer, CloneSetGVK: r.gvk(), Expectations: exp, Owner: owner, Now: now}
+	sender := &Sender{Client: r.Client, Writer: r.Writer, CloneSetGVK: r.gvk(), Expectations: exp, Owner: owner, Now: now, ConcurrentBatches: r.ConcurrentBatches}
 	outcomes, err := sender.Send(ctx, reqs)
 	round.Outcomes = outcomes
 	for _, o := range outcomes {

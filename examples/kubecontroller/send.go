@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/clonecore/cloneset/expectations"
@@ -52,6 +53,16 @@ type Sender struct {
 	Owner string
 	// Now is the time the expectations are recorded at.
 	Now time.Time
+	// ConcurrentBatches sends the creates of one slow-start batch
+	// (requests.Request.Batch) concurrently, as OpenKruise does: one
+	// goroutine per pod of the batch, which creates the pod's claims and
+	// then the pod, one after the other (a pod whose claim's create failed
+	// is not sent). Send waits for the whole batch before it goes on. The
+	// order in which the server sees the creates of a batch, and so the
+	// resourceVersions it hands out, then varies from run to run; the
+	// outcomes, the error and which requests are sent do not. Off (the
+	// zero value) sends every request one after the other.
+	ConcurrentBatches bool
 }
 
 // Send sends reqs in order and reports what happened to each, with the
@@ -68,30 +79,102 @@ type Sender struct {
 // Outcome only, not in the error: OpenKruise logs it and goes on. The next
 // reconcile plans again from what the server then holds.
 //
-// The creates of a batch are sent one after the other, which keeps the order
-// of the writes, and the resourceVersions the server hands out,
-// deterministic; a controller may send them concurrently. A delete that
-// finds the object gone counts as done. The error joins the failures (nil
-// when none).
+// Without ConcurrentBatches the creates of a batch are sent one after the
+// other, which keeps the order of the writes, and the resourceVersions the
+// server hands out, deterministic; with it they are sent concurrently (see
+// ConcurrentBatches), and every other request still one after the other. A
+// delete that finds the object gone counts as done. The outcomes are in the
+// order of reqs, and the error joins the failures in that order (nil when
+// none), whichever way the batches were sent.
 func (s *Sender) Send(ctx context.Context, reqs []requests.Request) ([]Outcome, error) {
 	out := make([]Outcome, len(reqs))
-	var errs []error
-	var progress requests.Progress
 	for i, r := range reqs {
 		out[i].Request = r
+	}
+	var progress requests.Progress
+	for i := 0; i < len(reqs); {
+		end := i + 1
+		if s.ConcurrentBatches && reqs[i].Batch >= 0 {
+			for end < len(reqs) && reqs[end].Batch == reqs[i].Batch {
+				end++
+			}
+			s.sendBatch(ctx, &progress, out[i:end])
+		} else {
+			s.sendInOrder(ctx, &progress, out[i:end])
+		}
+		i = end
+	}
+	var errs []error
+	for _, o := range out {
+		if o.Err != nil && !o.Request.Tolerated {
+			errs = append(errs, o.Err)
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+// sendInOrder sends the requests of out one after the other, by the rules
+// of progress, and fills in their outcomes.
+func (s *Sender) sendInOrder(ctx context.Context, progress *requests.Progress, out []Outcome) {
+	for i := range out {
+		r := out[i].Request
 		if !progress.ShouldSend(r) {
 			continue
 		}
 		out[i].Sent = true
 		if err := s.sendOne(ctx, r); err != nil {
 			out[i].Err = err
-			if !r.Tolerated {
-				errs = append(errs, err)
-			}
 			progress.Failed(r)
 		}
 	}
-	return out, errors.Join(errs...)
+}
+
+// sendBatch sends the creates of one slow-start batch (out, the requests
+// of one Batch, in plan order) concurrently: the requests of one action
+// (a pod's claims, then the pod) in order in a goroutine of their own, the
+// actions side by side. It returns when all are done.
+//
+// progress is shared under a lock. What it says of a request of the batch
+// depends only on the failures of earlier batches and of the request's own
+// action (a failure in a batch stops later batches and the rest of its
+// action, nothing else of its batch), so each request is sent or skipped
+// exactly as one after the other, whatever the order the goroutines run in.
+func (s *Sender) sendBatch(ctx context.Context, progress *requests.Progress, out []Outcome) {
+	var actions [][]int // indexes into out, per action, in first-seen order
+	index := map[int]int{}
+	for i := range out {
+		a := out[i].Request.Action
+		k, ok := index[a]
+		if !ok {
+			k = len(actions)
+			index[a] = k
+			actions = append(actions, nil)
+		}
+		actions[k] = append(actions[k], i)
+	}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, idx := range actions {
+		wg.Go(func() {
+			for _, i := range idx {
+				r := out[i].Request
+				mu.Lock()
+				send := progress.ShouldSend(r)
+				mu.Unlock()
+				if !send {
+					continue
+				}
+				out[i].Sent = true
+				if err := s.sendOne(ctx, r); err != nil {
+					out[i].Err = err
+					mu.Lock()
+					progress.Failed(r)
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // kindOf is the kind expectations follow for a resource ("" for none).

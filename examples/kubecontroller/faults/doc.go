@@ -12,7 +12,10 @@
 //     and started again with no memory (TestFaultControllerKilled), and the
 //     case a restarted controller cannot know about: a create of the dead
 //     process still in flight, landing after the new process planned
-//     (TestFaultControllerKilledWriteInFlight);
+//     (TestFaultControllerKilledWriteInFlight: the binary sends the creates
+//     of a batch concurrently, its default, so the held create is the
+//     second of the batch of 4 to reach the proxy, a pod the test names in
+//     its log, and the other three land while it is held);
 //  4. two controller processes with leader election, the leader killed
 //     (TestFaultLeaderKilled);
 //  5. another writer changing the pods' labels, annotations and status

@@ -205,10 +205,12 @@ func (e *env) settleScaleOut(px *proxy, armed *bool) {
 }
 
 // TestFaultControllerKilled: the controller killed (SIGKILL) in the middle
-// of a slow-start batch of creates (after the first create of the batch of
-// 4) and started again: the new process has no expectations from before;
-// its cache syncs before its first reconcile and shows every write the
-// dead one made, so it creates only the pods still missing.
+// of a slow-start batch of creates (once the first create of the batch of 4
+// landed; the binary sends the 4 concurrently, so the others are at the API
+// server then and may land too) and started again: the new process has no
+// expectations from before; its cache syncs before its first reconcile and
+// shows every write the dead one made, so it creates only the pods still
+// missing.
 func TestFaultControllerKilled(t *testing.T) {
 	cp := sharedControlPlane(t)
 	e := newEnv(t, cp)
@@ -225,7 +227,7 @@ func TestFaultControllerKilled(t *testing.T) {
 	wait()
 	created := killedAt.active - scaleOut.replicas
 	t.Logf("killed after %d of the %d creates (batches 1, 2, 4, 3)", created, scaledOutReplicas-scaleOut.replicas)
-	if created < 4 || created > 6 {
+	if created < 4 || created > 7 {
 		t.Errorf("killed after %d creates: not inside the batch of 4 (creates 4 to 7); the test did not hit a batch in the middle", created)
 	}
 	restart := time.Now()
@@ -237,9 +239,13 @@ func TestFaultControllerKilled(t *testing.T) {
 
 // TestFaultControllerKilledWriteInFlight: the case a restarted controller
 // cannot know about. The first process talks through a proxy that holds
-// its fifth pod create (the second of the batch of 4); the process is
-// killed while the create is held, and a new process (no proxy) syncs a
-// cache that cannot show that pod and plans the scale-out again. Its
+// the fifth pod create to reach it (the second of the batch of 4 to arrive;
+// the binary sends the 4 concurrently, so which pod it is varies from run to
+// run: the test names it); the other three creates of the batch go on and
+// land while it is held (the batch's concurrency, checked), then the
+// process is killed with the named create in flight, and a new process (no
+// proxy) syncs a cache that cannot show that pod and plans the scale-out
+// again. Its
 // instance ids follow a sequence seeded per round (docs/spec
 // scale-and-budgets.md 7.2), as upstream's random ids, so it names its pods
 // otherwise and converges without the held one. The held create, released
@@ -253,21 +259,27 @@ func TestFaultControllerKilledWriteInFlight(t *testing.T) {
 	release := make(chan struct{})
 	var releaseOnce sync.Once
 	releaseHeld := func() { releaseOnce.Do(func() { close(release) }) }
-	t.Cleanup(releaseHeld) // a held request would keep the proxy from closing
 	held := make(chan string, 1)
 	creates := 0
+	var batchOf4 []*proxied // the pod creates of the batch of 4, as they reached the proxy (under px.mu)
 	var settled bool
 	px := e.startProxy(1, func(pr *proxied) verdict {
 		if !settled || !isPodCreate(pr) {
 			return verdict{}
 		}
 		creates++
+		if creates >= 4 && creates <= 7 {
+			batchOf4 = append(batchOf4, pr)
+		}
 		if creates == 5 {
 			held <- pr.Name
 			return verdict{hold: release}
 		}
 		return verdict{}
 	})
+	// A held request would keep the proxy from closing: released first
+	// (cleanups run last registered first) when the test ends early.
+	t.Cleanup(releaseHeld)
 	first := e.startController("controller-1", px.identity(e.identity(1)))
 	e.settleScaleOut(px, &settled)
 	start := time.Now()
@@ -278,10 +290,37 @@ func TestFaultControllerKilledWriteInFlight(t *testing.T) {
 	case <-time.After(convergeTimeout):
 		t.Fatal("the proxy held no create")
 	}
+	// The other creates of the batch go on while one is held, and land.
+	var landed []string
+	for deadline := time.Now().Add(30 * time.Second); len(landed) < 3; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("while the create of pod %s was held, %d other creates of its batch of 4 landed (%v), want 3: the binary did not send the batch concurrently", name, len(landed), landed)
+		}
+		landed = landed[:0]
+		px.mu.Lock()
+		for _, pr := range batchOf4 {
+			if pr.Name != name && pr.Upstream == http.StatusCreated {
+				landed = append(landed, pr.Name)
+			}
+		}
+		px.mu.Unlock()
+	}
 	if err := first.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("killed with the create of %s held; %s", name, e.pods.snapshot(scaleOut.name))
+	// The watch shows the landed creates a moment later.
+	want := scaleOut.replicas + 1 + 2 + 3 // batches of 1 and 2, and 3 of the batch of 4
+	killedAt := e.pods.snapshot(scaleOut.name)
+	for deadline := time.Now().Add(10 * time.Second); killedAt.active < want && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		killedAt = e.pods.snapshot(scaleOut.name)
+	}
+	t.Logf("killed with the create of pod %s in flight (held by the proxy), the other creates of its batch landed (%s); %s", name, strings.Join(landed, ", "), killedAt)
+	if _, ok := e.pods.pod(name); ok {
+		t.Errorf("pod %s exists though its create is held", name)
+	}
+	if killedAt.active != want {
+		t.Errorf("%d active pods after the kill, want %d (batches of 1 and 2, and 3 of the batch of 4)", killedAt.active, want)
+	}
 	e.startController("controller-2", e.identity(2))
 	e.waitConverged(scaleOut.name, scaledOutReplicas, imageV1, start)
 	if _, ok := e.pods.pod(name); ok {
@@ -298,7 +337,7 @@ func TestFaultControllerKilledWriteInFlight(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("the dead process's create of %s, released after the new process converged: %d", name, late.Upstream)
+	t.Logf("the dead process's create of pod %s, released after the new process converged: %d", name, late.Upstream)
 	switch late.Upstream {
 	case http.StatusCreated:
 		// The surplus pod must go, the CloneSet must come back to rest.
@@ -423,19 +462,26 @@ func TestFaultThrottledWithErrors(t *testing.T) {
 func checkBatchesStop(t *testing.T, creates []proxied, rounds []float64) {
 	t.Helper()
 	// A create answered 429 is sent again by client-go itself (it honours
-	// Retry-After): the retries of one create are one create, with the
-	// last answer.
+	// Retry-After): the retries of one create are one create, at the place
+	// of its first try, with the last answer. The creates of a batch are
+	// sent concurrently (the binary's default), so the retries of two
+	// creates of a batch may interleave; a batch still starts only once the
+	// previous one was answered, so the places of the first tries give the
+	// batches.
 	var groups [][]proxied
+	var at map[string]int // where each create of the last group is
 	for i, c := range creates {
-		switch {
-		case i > 0 && rounds[i] == rounds[i-1] && creates[i-1].Name == c.Name && creates[i-1].Answered == http.StatusTooManyRequests:
-			g := groups[len(groups)-1]
-			g[len(g)-1] = c
-		case i == 0 || rounds[i] != rounds[i-1]:
-			groups = append(groups, []proxied{c})
-		default:
-			groups[len(groups)-1] = append(groups[len(groups)-1], c)
+		if i == 0 || rounds[i] != rounds[i-1] {
+			groups = append(groups, nil)
+			at = map[string]int{}
 		}
+		g := groups[len(groups)-1]
+		if j, ok := at[c.Name]; ok && g[j].Answered == http.StatusTooManyRequests {
+			g[j] = c
+			continue
+		}
+		at[c.Name] = len(g)
+		groups[len(groups)-1] = append(g, c)
 	}
 	failed := 0
 	for g, group := range groups {

@@ -87,6 +87,7 @@ type options struct {
 	metricsBindAddress      string
 	healthProbeBindAddress  string
 	dryRun                  bool
+	concurrentBatchCreates  bool
 	serverVersion           string
 	pprofBindAddress        string
 	kubeAPIQPS              float64
@@ -153,6 +154,7 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	fs.StringVar(&o.metricsBindAddress, "metrics-bind-address", defaultMetricsAddress, `the address of the Prometheus metrics endpoint ("0" disables it), e.g. ":8080"`)
 	fs.StringVar(&o.healthProbeBindAddress, "health-probe-bind-address", defaultHealthAddress, `the address of the /healthz and /readyz endpoints ("0" disables them)`)
 	fs.BoolVar(&o.dryRun, "dry-run", false, "plan and log the requests of every round, send none (no write at all, status and events included)")
+	fs.BoolVar(&o.concurrentBatchCreates, "concurrent-batch-creates", true, "send the creates of one slow-start batch (1, 2, 4, ... pods) concurrently, as OpenKruise does (false: one after the other)")
 	fs.StringVar(&o.serverVersion, "server-version", "", "the API server's version the requests are built for, e.g. v1.31.4 (default: read from the server at start)")
 	fs.StringVar(&o.pprofBindAddress, "pprof-bind-address", "", `the address of the net/http/pprof endpoints (/debug/pprof/), e.g. "127.0.0.1:6060" (default: off)`)
 	fs.Float64Var(&o.kubeAPIQPS, "kube-api-qps", 0, "the client's requests per second to the API server (default 0: no client-side rate limit, the API server's priority and fairness applies)")
@@ -352,6 +354,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		CloneSetGVK:             gvk,
 		ServerVersion:           serverVersion,
 		DryRun:                  o.dryRun,
+		ConcurrentBatches:       o.concurrentBatchCreates,
 		MaxConcurrentReconciles: o.workers,
 	}
 	if err := r.SetupWithManager(mgr); err != nil {

@@ -46,6 +46,7 @@ func TestFlagDefaults(t *testing.T) {
 		metricsBindAddress:     "0",
 		healthProbeBindAddress: ":8081",
 		kubeAPIHTTP2:           true,
+		concurrentBatchCreates: true,
 		webhooks:               defaultWebhooks,
 	}
 	if o != want {
@@ -72,7 +73,7 @@ func TestFlagsParse(t *testing.T) {
 		"--pprof-bind-address", "127.0.0.1:6060", "--kube-api-qps", "30", "--kube-api-burst", "50", "--kube-api-compression",
 		"--webhook-port", "10443", "--webhook-bind-host", "127.0.0.1", "--webhook-namespace", "ops", "--webhook-service-name", "hooks",
 		"--webhook-secret-name", "certs", "--webhook-url-host", "127.0.0.1:8443", "--webhook-ca-validity", "2h", "--webhook-cert-validity", "30m",
-		"--feature-gates", "ResourcesDeletionProtection=true",
+		"--feature-gates", "ResourcesDeletionProtection=true", "--concurrent-batch-creates=false",
 	}, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
@@ -146,7 +147,7 @@ func TestHelpListsEveryFlag(t *testing.T) {
 	for _, f := range []string{"kubeconfig", "namespace", "cloneset-version", "workers", "leader-elect", "leader-election-id",
 		"leader-election-namespace", "metrics-bind-address", "health-probe-bind-address", "dry-run", "server-version",
 		"pprof-bind-address", "kube-api-qps", "kube-api-burst", "kube-api-compression", "kube-api-http2",
-		"enable-webhooks", "webhook-port", "webhook-bind-host", "webhook-cert-dir", "webhook-namespace", "webhook-service-name",
+		"concurrent-batch-creates", "enable-webhooks", "webhook-port", "webhook-bind-host", "webhook-cert-dir", "webhook-namespace", "webhook-service-name",
 		"webhook-secret-name", "webhook-url-host", "webhook-ca-validity", "webhook-cert-validity", "feature-gates"} {
 		if !strings.Contains(stdout.String(), "-"+f+" ") && !strings.Contains(stdout.String(), "-"+f+"\n") {
 			t.Errorf("-h does not list --%s:\n%s", f, stdout.String())
