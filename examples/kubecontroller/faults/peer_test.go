@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/clonecore/cloneset/examples/kubecontroller/config"
+	"github.com/clonecore/cloneset/examples/kubecontroller/internal/kruisecrd"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,7 +16,6 @@ import (
 	"github.com/clonecore/cloneset/examples/kubecontroller/controlplane"
 	"github.com/clonecore/cloneset/examples/kubecontroller/crd"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"sigs.k8s.io/yaml"
 )
 
 // The peer: OpenKruise v1.9.0's CloneSet controller alone, built from the
@@ -25,14 +25,14 @@ import (
 const (
 	peerModuleDir = "../kruisepeer"
 	peerCommand   = "./cmd/kruise-cloneset-controller"
-	peerModule    = "github.com/openkruise/kruise"
 )
 
 // peerEnv is the environment of the go commands run in the peer module.
 var peerEnv = []string{"GONOSUMDB=github.com/openkruise", "GOFLAGS=-mod=mod"}
 
 // kruiseCRDFiles are the CustomResourceDefinitions kruise's CloneSet
-// controller needs, in the peer module's config/crd/bases: the CloneSet's,
+// controller needs, in config/crd/bases of its module (read by
+// internal/kruisecrd, the version the peer module requires): the CloneSet's,
 // and ImagePullJob's (without it the controller retries its discovery for
 // about 15 s at start before it turns image pre-download off).
 var kruiseCRDFiles = []string{"apps.kruise.io_clonesets.yaml", "apps.kruise.io_imagepulljobs.yaml"}
@@ -56,13 +56,8 @@ func kruisePeer(tb testing.TB) (binary string, crds []*apiextensionsv1.CustomRes
 			peer.err = fmt.Errorf("build kruise's controller: %w", err)
 			return
 		}
-		dir, err := goInPeer("list", "-m", "-f", "{{.Dir}}", peerModule)
-		if err != nil {
-			peer.err = fmt.Errorf("find kruise's module: %w", err)
-			return
-		}
 		for _, name := range kruiseCRDFiles {
-			def, err := readCRD(filepath.Join(strings.TrimSpace(dir), "config", "crd", "bases", name))
+			def, err := kruisecrd.Read(name)
 			if err != nil {
 				peer.err = err
 				return
@@ -87,39 +82,6 @@ func goInPeer(args ...string) (string, error) {
 		return "", fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
 	}
 	return stdout.String(), nil
-}
-
-// readCRD reads a CustomResourceDefinition manifest (one document, leading
-// "---" allowed), strictly.
-func readCRD(path string) (*apiextensionsv1.CustomResourceDefinition, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	def := &apiextensionsv1.CustomResourceDefinition{}
-	if err := yaml.UnmarshalStrict(bytes.TrimPrefix(data, []byte("---\n")), def); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return def, nil
-}
-
-// installKruiseCRDs replaces the CloneSet definition with kruise's and adds
-// ImagePullJob's, and waits until the API server serves them.
-func installKruiseCRDs(ctx context.Context, cp *controlplane.ControlPlane, crds []*apiextensionsv1.CustomResourceDefinition) error {
-	scheme, err := config.Scheme()
-	if err != nil {
-		return err
-	}
-	c, err := cp.Client(scheme)
-	if err != nil {
-		return err
-	}
-	for _, def := range crds {
-		if err := crd.InstallDefinition(ctx, c, def); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // installOwnCRD puts the project's CloneSet definition back.

@@ -2,6 +2,7 @@ package faults
 
 import (
 	"fmt"
+	"github.com/clonecore/cloneset/examples/kubecontroller/internal/kruisecrd"
 	"io"
 	"net/http"
 	"os"
@@ -119,7 +120,7 @@ var kruiseContender = contender{
 	name: "kruise",
 	install: func(tb testing.TB, cp *controlplane.ControlPlane) {
 		_, crds := kruisePeer(tb)
-		if err := installKruiseCRDs(tb.Context(), cp, crds); err != nil {
+		if err := kruisecrd.Install(tb.Context(), cp, crds...); err != nil {
 			tb.Fatal(err)
 		}
 	},

@@ -113,6 +113,13 @@ func InstallImagePullJob(ctx context.Context, cp *controlplane.ControlPlane) err
 	if err != nil {
 		return err
 	}
+	return Install(ctx, cp, def)
+}
+
+// Install installs each definition on cp in turn (created, or its spec
+// replaced: OpenKruise's CloneSet definition in place of the project's) and
+// waits until each is served.
+func Install(ctx context.Context, cp *controlplane.ControlPlane, defs ...*apiextensionsv1.CustomResourceDefinition) error {
 	scheme, err := config.Scheme()
 	if err != nil {
 		return err
@@ -121,5 +128,10 @@ func InstallImagePullJob(ctx context.Context, cp *controlplane.ControlPlane) err
 	if err != nil {
 		return err
 	}
-	return crd.InstallDefinition(ctx, c, def)
+	for _, def := range defs {
+		if err := crd.InstallDefinition(ctx, c, def); err != nil {
+			return err
+		}
+	}
+	return nil
 }
