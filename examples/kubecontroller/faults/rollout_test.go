@@ -48,7 +48,7 @@ import (
 // mutating webhook leaves it, the template by podtemplate.Default), and so
 // is every change, so that neither controller needs a webhook. Each
 // controller runs with the CloneSet definition it ships: the project's
-// (crd/clonesets.yaml) for clonesetcontroller, kruise's own (its module's
+// (config/manifests/01-crd-clonesets.yaml) for clonesetcontroller, kruise's own (its module's
 // config/crd/bases, with ImagePullJob's) for kruise's. Between turns the
 // CloneSet is deleted and the next turn starts once its pods are gone; the
 // turns alternate their order from one comparison to the next.
