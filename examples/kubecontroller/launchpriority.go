@@ -13,11 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/event"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
@@ -112,20 +108,7 @@ func waitsForBarrier(pod *corev1.Pod) bool {
 // SetupWithManager registers the reconciler on the manager's pods, for the
 // pods that wait for a barrier key.
 func (r *LaunchPriorityReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	waits := func(o client.Object) bool {
-		pod, ok := o.(*corev1.Pod)
-		return ok && waitsForBarrier(pod)
-	}
-	return ctrl.NewControllerManagedBy(mgr).
-		Named("launchpriority").
-		For(&corev1.Pod{}, builder.WithPredicates(predicate.Funcs{
-			CreateFunc:  func(e event.CreateEvent) bool { return waits(e.Object) },
-			UpdateFunc:  func(e event.UpdateEvent) bool { return waits(e.ObjectNew) },
-			DeleteFunc:  func(event.DeleteEvent) bool { return false },
-			GenericFunc: func(e event.GenericEvent) bool { return waits(e.Object) },
-		})).
-		WithOptions(controller.Options{MaxConcurrentReconciles: 2}).
-		Complete(r)
+	return setupPodReconciler(mgr, "launchpriority", waitsForBarrier, r)
 }
 
 // Reconcile moves the pod's barrier one step: it creates the config map,

@@ -59,17 +59,25 @@ func needsReadiness(pod *corev1.Pod) bool {
 // SetupWithManager registers the reconciler on the manager's pods (the
 // informer the CloneSet Reconciler shares), for the pods that need it.
 func (r *PodReadinessReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	needs := func(o client.Object) bool {
+	return setupPodReconciler(mgr, "podreadiness", needsReadiness, r)
+}
+
+// setupPodReconciler registers r, named name, on the manager's pods (the
+// informer the CloneSet Reconciler shares), for the pods created, updated
+// or resynced that wants holds (deletions are of no interest), with two
+// workers.
+func setupPodReconciler(mgr ctrl.Manager, name string, wants func(*corev1.Pod) bool, r reconcile.Reconciler) error {
+	want := func(o client.Object) bool {
 		pod, ok := o.(*corev1.Pod)
-		return ok && needsReadiness(pod)
+		return ok && wants(pod)
 	}
 	return ctrl.NewControllerManagedBy(mgr).
-		Named("podreadiness").
+		Named(name).
 		For(&corev1.Pod{}, builder.WithPredicates(predicate.Funcs{
-			CreateFunc:  func(e event.CreateEvent) bool { return needs(e.Object) },
-			UpdateFunc:  func(e event.UpdateEvent) bool { return needs(e.ObjectNew) },
+			CreateFunc:  func(e event.CreateEvent) bool { return want(e.Object) },
+			UpdateFunc:  func(e event.UpdateEvent) bool { return want(e.ObjectNew) },
 			DeleteFunc:  func(event.DeleteEvent) bool { return false },
-			GenericFunc: func(e event.GenericEvent) bool { return needs(e.Object) },
+			GenericFunc: func(e event.GenericEvent) bool { return want(e.Object) },
 		})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: 2}).
 		Complete(r)
