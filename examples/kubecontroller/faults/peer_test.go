@@ -1,15 +1,12 @@
 package faults
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"github.com/clonecore/cloneset/examples/kubecontroller/config"
 	"github.com/clonecore/cloneset/examples/kubecontroller/internal/kruisecrd"
-	"os"
-	"os/exec"
+	"github.com/clonecore/cloneset/examples/kubecontroller/internal/peerbuild"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 
@@ -23,12 +20,8 @@ import (
 // the checksum database left out for github.com/openkruise and go.mod
 // resolved as the module asks.
 const (
-	peerModuleDir = "../kruisepeer"
-	peerCommand   = "./cmd/kruise-cloneset-controller"
+	peerCommand = "./cmd/kruise-cloneset-controller"
 )
-
-// peerEnv is the environment of the go commands run in the peer module.
-var peerEnv = []string{"GONOSUMDB=github.com/openkruise", "GOFLAGS=-mod=mod"}
 
 // kruiseCRDFiles are the CustomResourceDefinitions kruise's CloneSet
 // controller needs, in config/crd/bases of its module (read by
@@ -52,7 +45,7 @@ func kruisePeer(tb testing.TB) (binary string, crds []*apiextensionsv1.CustomRes
 	tb.Helper()
 	peer.once.Do(func() {
 		peer.binary = filepath.Join(buildDir, "kruise-cloneset-controller")
-		if _, err := goInPeer("build", "-o", peer.binary, peerCommand); err != nil {
+		if _, err := peerbuild.Go("build", "-o", peer.binary, peerCommand); err != nil {
 			peer.err = fmt.Errorf("build kruise's controller: %w", err)
 			return
 		}
@@ -69,19 +62,6 @@ func kruisePeer(tb testing.TB) (binary string, crds []*apiextensionsv1.CustomRes
 		tb.Fatal(peer.err)
 	}
 	return peer.binary, peer.crds
-}
-
-// goInPeer runs the go command in the peer module and returns its output.
-func goInPeer(args ...string) (string, error) {
-	cmd := exec.Command("go", args...)
-	cmd.Dir = peerModuleDir
-	cmd.Env = append(os.Environ(), peerEnv...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
-	}
-	return stdout.String(), nil
 }
 
 // installOwnCRD puts the project's CloneSet definition back.
