@@ -271,14 +271,17 @@ func (e *env) deleteRolloutCloneSet() {
 	if err := e.cs.CoreV1().Pods(e.ns).DeleteCollection(e.t.Context(), metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: "app=" + rolloutName}); err != nil {
 		e.t.Fatal(err)
 	}
-	deadline := time.Now().Add(convergeTimeout)
+	// A minute, and 50 ms more per pod (kwok deletes 10,000 pods in minutes).
+	present := e.pods.snapshot(rolloutName)
+	timeout := convergeTimeout + time.Duration(present.active+present.terminating)*50*time.Millisecond
+	deadline := time.Now().Add(timeout)
 	for {
 		s := e.pods.snapshot(rolloutName)
 		if s.active == 0 && s.terminating == 0 {
 			return
 		}
 		if time.Now().After(deadline) {
-			e.t.Fatalf("the pods of the deleted CloneSet %s/%s are not gone after %s: %s", e.ns, rolloutName, convergeTimeout, s)
+			e.t.Fatalf("the pods of the deleted CloneSet %s/%s are not gone after %s: %s", e.ns, rolloutName, timeout, s)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
