@@ -87,6 +87,11 @@ type Reconciler struct {
 	// keeps the order of the writes deterministic. The binary turns it on
 	// (--concurrent-batch-creates).
 	ConcurrentBatches bool
+	// MaxConcurrentCreates bounds the creates of a batch in flight at once
+	// with ConcurrentBatches (Sender.MaxConcurrentCreates; 0: the whole
+	// batch at once, as OpenKruise does). The binary bounds them at 32
+	// (--max-concurrent-creates).
+	MaxConcurrentCreates int
 	// MaxConcurrentReconciles is how many CloneSets SetupWithManager lets
 	// the controller reconcile at once (1 when 0).
 	MaxConcurrentReconciles int
@@ -440,7 +445,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (res 
 		round.Outcomes = r.dryRun(ctx, owner, reqs)
 		return reconcile.Result{RequeueAfter: plan.RequeueAfter()}, nil
 	}
-	sender := &Sender{Client: r.Client, Writer: r.Writer, CloneSetGVK: r.gvk(), Expectations: exp, Owner: owner, Now: now, ConcurrentBatches: r.ConcurrentBatches}
+	sender := &Sender{Client: r.Client, Writer: r.Writer, CloneSetGVK: r.gvk(), Expectations: exp, Owner: owner, Now: now, ConcurrentBatches: r.ConcurrentBatches, MaxConcurrentCreates: r.MaxConcurrentCreates}
 	outcomes, err := sender.Send(ctx, reqs)
 	round.Outcomes = outcomes
 	for _, o := range outcomes {

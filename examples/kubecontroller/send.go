@@ -63,6 +63,12 @@ type Sender struct {
 	// outcomes, the error and which requests are sent do not. Off (the
 	// zero value) sends every request one after the other.
 	ConcurrentBatches bool
+	// MaxConcurrentCreates bounds, with ConcurrentBatches, the actions of
+	// a batch in flight at once (a pod with its claims is one action): the
+	// others wait for one to end. 0, the zero value, sends the whole batch
+	// at once, as OpenKruise does (up to 512 pods past 1,023 creates, each
+	// request with its goroutine and buffers in memory until it ends).
+	MaxConcurrentCreates int
 }
 
 // Send sends reqs in order and reports what happened to each, with the
@@ -132,7 +138,8 @@ func (s *Sender) sendInOrder(ctx context.Context, progress *requests.Progress, o
 // sendBatch sends the creates of one slow-start batch (out, the requests
 // of one Batch, in plan order) concurrently: the requests of one action
 // (a pod's claims, then the pod) in order in a goroutine of their own, the
-// actions side by side. It returns when all are done.
+// actions side by side, at most MaxConcurrentCreates of them at once (when
+// not 0), started in plan order. It returns when all are done.
 //
 // progress is shared under a lock. What it says of a request of the batch
 // depends only on the failures of earlier batches and of the request's own
@@ -154,8 +161,18 @@ func (s *Sender) sendBatch(ctx context.Context, progress *requests.Progress, out
 	}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
+	var slots chan struct{} // a token per action in flight, when bounded
+	if s.MaxConcurrentCreates > 0 && s.MaxConcurrentCreates < len(actions) {
+		slots = make(chan struct{}, s.MaxConcurrentCreates)
+	}
 	for _, idx := range actions {
+		if slots != nil {
+			slots <- struct{}{}
+		}
 		wg.Go(func() {
+			if slots != nil {
+				defer func() { <-slots }()
+			}
 			for _, i := range idx {
 				r := out[i].Request
 				mu.Lock()

@@ -238,8 +238,9 @@ func (f failingCreates) Create(_ context.Context, obj client.Object, _ ...client
 
 // TestSendConcurrentBatchesSendWhatSequentialSends: for any plan of batches
 // of pods (some with a claim) followed by the status write, and any set of
-// failing creates, ConcurrentBatches sends the same requests, with the same
-// outcomes and error, as sending one after the other (the rules of
+// failing creates, ConcurrentBatches (with any MaxConcurrentCreates) sends
+// the same requests, with the same outcomes and error, as sending one after
+// the other (the rules of
 // requests.Progress).
 func TestSendConcurrentBatchesSendWhatSequentialSends(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
@@ -261,7 +262,8 @@ func TestSendConcurrentBatchesSendWhatSequentialSends(t *testing.T) {
 		reqs = append(reqs, statusWrite())
 		c := failingCreates{Client: newAPIServer(fixedClock, existingCloneSet()), fail: fail}
 		seqOut, seqErr := (&Sender{Client: c, Expectations: NewExpectations(0), Owner: "default/web", Now: sendNow}).Send(context.Background(), reqs)
-		conOut, conErr := (&Sender{Client: c, Expectations: NewExpectations(0), Owner: "default/web", Now: sendNow, ConcurrentBatches: true}).Send(context.Background(), reqs)
+		bound := rapid.IntRange(0, 3).Draw(rt, "max concurrent creates")
+		conOut, conErr := (&Sender{Client: c, Expectations: NewExpectations(0), Owner: "default/web", Now: sendNow, ConcurrentBatches: true, MaxConcurrentCreates: bound}).Send(context.Background(), reqs)
 		if got, want := sentNames(conOut), sentNames(seqOut); !reflect.DeepEqual(got, want) {
 			rt.Fatalf("concurrently sent %v\none after the other %v", got, want)
 		}
@@ -317,5 +319,52 @@ func TestReconcilerSendsBatchesConcurrently(t *testing.T) {
 	reconcileOnce(t, r, "web")
 	if creates.creates != 3 {
 		t.Errorf("%d pod creates, want 3 (batches of 1 and 2)", creates.creates)
+	}
+}
+
+// inFlightCreates is a client whose creates take a moment and which
+// records how many were in flight at once, at most.
+type inFlightCreates struct {
+	client.Client
+	mu       sync.Mutex
+	inFlight int
+	most     int
+}
+
+func (c *inFlightCreates) Create(_ context.Context, _ client.Object, _ ...client.CreateOption) error {
+	c.mu.Lock()
+	c.inFlight++
+	c.most = max(c.most, c.inFlight)
+	c.mu.Unlock()
+	time.Sleep(20 * time.Millisecond)
+	c.mu.Lock()
+	c.inFlight--
+	c.mu.Unlock()
+	return nil
+}
+
+// TestSendBoundsTheCreatesInFlight: with MaxConcurrentCreates, no more
+// than that many actions of a batch are in flight at once, and more than
+// one still are; every request is sent. Unbounded, the 12 creates of the
+// batch (each 20 ms long) overlap beyond the bound and the test fails.
+func TestSendBoundsTheCreatesInFlight(t *testing.T) {
+	const bound = 3
+	var reqs []requests.Request
+	for a := range 12 {
+		reqs = append(reqs, createPod(fmt.Sprintf("web-%d", a), 0, a))
+	}
+	c := &inFlightCreates{Client: newAPIServer(fixedClock, existingCloneSet())}
+	s := &Sender{Client: c, Owner: "default/web", Now: sendNow, ConcurrentBatches: true, MaxConcurrentCreates: bound}
+	out, err := s.Send(context.Background(), reqs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range out {
+		if !o.Sent {
+			t.Errorf("%s not sent", o.Request.Name)
+		}
+	}
+	if c.most > bound || c.most < 2 {
+		t.Errorf("%d creates in flight at once at most, want 2 to %d", c.most, bound)
 	}
 }

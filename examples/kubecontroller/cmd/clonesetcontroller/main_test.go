@@ -47,6 +47,7 @@ func TestFlagDefaults(t *testing.T) {
 		healthProbeBindAddress: ":8081",
 		kubeAPIHTTP2:           true,
 		concurrentBatchCreates: true,
+		maxConcurrentCreates:   32,
 		webhooks:               defaultWebhooks,
 	}
 	if o != want {
@@ -74,6 +75,7 @@ func TestFlagsParse(t *testing.T) {
 		"--webhook-port", "10443", "--webhook-bind-host", "127.0.0.1", "--webhook-namespace", "ops", "--webhook-service-name", "hooks",
 		"--webhook-secret-name", "certs", "--webhook-url-host", "127.0.0.1:8443", "--webhook-ca-validity", "2h", "--webhook-cert-validity", "30m",
 		"--feature-gates", "ResourcesDeletionProtection=true", "--concurrent-batch-creates=false",
+		"--max-concurrent-creates", "8", "--kube-api-watch-http2",
 	}, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +88,7 @@ func TestFlagsParse(t *testing.T) {
 		pprofBindAddress: "127.0.0.1:6060", kubeAPIQPS: 30, kubeAPIBurst: 50, kubeAPICompression: true,
 		webhooks: webhookOptions{enabled: true, port: 10443, bindHost: "127.0.0.1", namespace: "ops", serviceName: "hooks", secretName: "certs",
 			urlHost: "127.0.0.1:8443", caValidity: 2 * time.Hour, servingValidity: 30 * time.Minute},
-		featureGates: "ResourcesDeletionProtection=true",
+		featureGates: "ResourcesDeletionProtection=true", maxConcurrentCreates: 8, kubeAPIWatchHTTP2: true,
 	}
 	want.kubeAPIHTTP2 = true
 	if o != want {
@@ -110,6 +112,7 @@ func TestFlagErrors(t *testing.T) {
 	}{
 		{[]string{"--cloneset-version", "v1"}, "--cloneset-version"},
 		{[]string{"--workers", "0"}, "--workers"},
+		{[]string{"--max-concurrent-creates", "-1"}, "--max-concurrent-creates"},
 		{[]string{"--leader-elect", "--leader-election-id", ""}, "--leader-election-id"},
 		{[]string{"--dry-run", "--leader-elect"}, "--dry-run and --leader-elect"},
 		{[]string{"--leader-election-lease-duration", "5s", "--leader-election-renew-deadline", "5s"}, "want lease duration > renew deadline"},
@@ -146,8 +149,8 @@ func TestHelpListsEveryFlag(t *testing.T) {
 	}
 	for _, f := range []string{"kubeconfig", "namespace", "cloneset-version", "workers", "leader-elect", "leader-election-id",
 		"leader-election-namespace", "metrics-bind-address", "health-probe-bind-address", "dry-run", "server-version",
-		"pprof-bind-address", "kube-api-qps", "kube-api-burst", "kube-api-compression", "kube-api-http2",
-		"concurrent-batch-creates", "enable-webhooks", "webhook-port", "webhook-bind-host", "webhook-cert-dir", "webhook-namespace", "webhook-service-name",
+		"pprof-bind-address", "kube-api-qps", "kube-api-burst", "kube-api-compression", "kube-api-http2", "kube-api-watch-http2",
+		"concurrent-batch-creates", "max-concurrent-creates", "enable-webhooks", "webhook-port", "webhook-bind-host", "webhook-cert-dir", "webhook-namespace", "webhook-service-name",
 		"webhook-secret-name", "webhook-url-host", "webhook-ca-validity", "webhook-cert-validity", "feature-gates"} {
 		if !strings.Contains(stdout.String(), "-"+f+" ") && !strings.Contains(stdout.String(), "-"+f+"\n") {
 			t.Errorf("-h does not list --%s:\n%s", f, stdout.String())
@@ -225,6 +228,64 @@ func TestHTTP2(t *testing.T) {
 		if want := map[bool]int{true: 2, false: 1}[http2]; proto != want {
 			t.Errorf("--kube-api-http2=%t: the server saw HTTP/%d, want HTTP/%d", http2, proto, want)
 		}
+	}
+}
+
+// TestWatchesOverHTTP1: the informers list and watch over HTTP/1.1 unless
+// --kube-api-watch-http2 (and --kube-api-http2) say HTTP/2; the other
+// requests follow --kube-api-http2 alone.
+func TestWatchesOverHTTP1(t *testing.T) {
+	for _, tc := range []struct {
+		flags      []string
+		wantWatch  int
+		wantOthers int
+	}{
+		{nil, 1, 2},
+		{[]string{"--kube-api-watch-http2"}, 2, 2},
+		{[]string{"--kube-api-http2=false"}, 1, 1},
+		{[]string{"--kube-api-http2=false", "--kube-api-watch-http2"}, 1, 1},
+	} {
+		var proto int
+		s := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			proto = r.ProtoMajor
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, `{"major": "1", "minor": "37", "gitVersion": "v1.37.2"}`)
+		}))
+		s.EnableHTTP2 = true
+		s.StartTLS()
+		t.Cleanup(s.Close)
+		o, err := parseFlags(append([]string{"--kubeconfig", writeKubeconfig(t, s.URL)}, tc.flags...), &bytes.Buffer{})
+		must(t, err)
+		cfg, err := clientConfig(o)
+		must(t, err)
+		for _, c := range []struct {
+			what string
+			cfg  *rest.Config
+			want int
+		}{{"the informers' client", cacheClientConfig(cfg, o), tc.wantWatch}, {"the other requests' client", cfg, tc.wantOthers}} {
+			hc, err := rest.HTTPClientFor(c.cfg)
+			must(t, err)
+			resp, err := hc.Get(s.URL + "/version")
+			must(t, err)
+			resp.Body.Close()
+			if proto != c.want {
+				t.Errorf("%v: %s talked HTTP/%d, want HTTP/%d", tc.flags, c.what, proto, c.want)
+			}
+		}
+	}
+}
+
+// TestWatchKeepAliveFindsADeadConnectionWithin30s: an idle connection of
+// the informers is closed when its peer is silent for 30 s at most (the
+// idle time, then every probe unanswered), no later than HTTP/2's health
+// check would.
+func TestWatchKeepAliveFindsADeadConnectionWithin30s(t *testing.T) {
+	k := watchKeepAlive
+	if !k.Enable || k.Idle <= 0 || k.Interval <= 0 || k.Count <= 0 {
+		t.Fatalf("keep-alives %+v: want every setting given", k)
+	}
+	if dead := k.Idle + time.Duration(k.Count)*k.Interval; dead > 30*time.Second {
+		t.Errorf("keep-alives %+v find a dead connection after %s, want 30 s at most", k, dead)
 	}
 }
 
