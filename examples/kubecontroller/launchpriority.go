@@ -43,6 +43,10 @@ type LaunchPriorityReconciler struct {
 	// Reader reads the config maps from the API server (the manager's
 	// API reader), so that no config map is cached.
 	Reader client.Reader
+	// PodEvents, when set, gives the reconciler its pod events from the
+	// handler it shares with the manager's other pod controllers; nil: a
+	// handler of its own.
+	PodEvents *PodEvents
 }
 
 // BarrierConfigMap is the name of the config map holding pod podName's
@@ -108,7 +112,7 @@ func waitsForBarrier(pod *corev1.Pod) bool {
 // SetupWithManager registers the reconciler on the manager's pods, for the
 // pods that wait for a barrier key.
 func (r *LaunchPriorityReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	return setupPodReconciler(mgr, "launchpriority", waitsForBarrier, r)
+	return setupPodReconciler(mgr, "launchpriority", waitsForBarrier, r, r.PodEvents)
 }
 
 // Reconcile moves the pod's barrier one step: it creates the config map,

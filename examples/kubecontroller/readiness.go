@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
@@ -33,6 +34,10 @@ type PodReadinessReconciler struct {
 	// Now is the clock of the condition's lastTransitionTime (time.Now
 	// when nil).
 	Now func() time.Time
+	// PodEvents, when set, gives the reconciler its pod events from the
+	// handler it shares with the manager's other pod controllers; nil: a
+	// handler of its own.
+	PodEvents *PodEvents
 }
 
 // needsReadiness reports whether pod has the KruisePodReady gate and no
@@ -59,28 +64,33 @@ func needsReadiness(pod *corev1.Pod) bool {
 // SetupWithManager registers the reconciler on the manager's pods (the
 // informer the CloneSet Reconciler shares), for the pods that need it.
 func (r *PodReadinessReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	return setupPodReconciler(mgr, "podreadiness", needsReadiness, r)
+	return setupPodReconciler(mgr, "podreadiness", needsReadiness, r, r.PodEvents)
 }
 
 // setupPodReconciler registers r, named name, on the manager's pods (the
-// informer the CloneSet Reconciler shares), for the pods created, updated
-// or resynced that wants holds (deletions are of no interest), with two
-// workers.
-func setupPodReconciler(mgr ctrl.Manager, name string, wants func(*corev1.Pod) bool, r reconcile.Reconciler) error {
+// informer the CloneSet Reconciler shares; through events when not nil),
+// for the pods created, updated or resynced that wants holds (deletions are
+// of no interest), with two workers.
+func setupPodReconciler(mgr ctrl.Manager, name string, wants func(*corev1.Pod) bool, r reconcile.Reconciler, events *PodEvents) error {
 	want := func(o client.Object) bool {
 		pod, ok := o.(*corev1.Pod)
 		return ok && wants(pod)
 	}
-	return ctrl.NewControllerManagedBy(mgr).
+	wanted := predicate.Funcs{
+		CreateFunc:  func(e event.CreateEvent) bool { return want(e.Object) },
+		UpdateFunc:  func(e event.UpdateEvent) bool { return want(e.ObjectNew) },
+		DeleteFunc:  func(event.DeleteEvent) bool { return false },
+		GenericFunc: func(e event.GenericEvent) bool { return want(e.Object) },
+	}
+	b := ctrl.NewControllerManagedBy(mgr).
 		Named(name).
-		For(&corev1.Pod{}, builder.WithPredicates(predicate.Funcs{
-			CreateFunc:  func(e event.CreateEvent) bool { return want(e.Object) },
-			UpdateFunc:  func(e event.UpdateEvent) bool { return want(e.ObjectNew) },
-			DeleteFunc:  func(event.DeleteEvent) bool { return false },
-			GenericFunc: func(e event.GenericEvent) bool { return want(e.Object) },
-		})).
-		WithOptions(controller.Options{MaxConcurrentReconciles: 2}).
-		Complete(r)
+		WithOptions(controller.Options{MaxConcurrentReconciles: 2})
+	if events != nil {
+		b = b.WatchesRawSource(events.Source(&handler.EnqueueRequestForObject{}, wanted))
+	} else {
+		b = b.For(&corev1.Pod{}, builder.WithPredicates(wanted))
+	}
+	return b.Complete(r)
 }
 
 // Reconcile sets KruisePodReady True on the pod when it still needs it. A

@@ -135,6 +135,13 @@ type Reconciler struct {
 	// lists the nodes.
 	Nodes *NodeStore
 
+	// PodEvents, when set, gives the controller its pod events from the
+	// handler it shares with the manager's other pod controllers (the
+	// binary gives the same one to the PodReadinessReconciler and the
+	// LaunchPriorityReconciler); nil: a handler of its own on the pod
+	// informer.
+	PodEvents *PodEvents
+
 	// VerifyTracker also plans every round with clonesetcore.Plan on the
 	// converted objects (with the nodes of Nodes, when they come from it)
 	// and fails the round when the Tracker's plan differs (tests turn it on;
@@ -337,10 +344,14 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	cs := &unstructured.Unstructured{}
 	cs.SetGroupVersionKind(r.gvk())
 	b := ctrl.NewControllerManagedBy(mgr).
-		For(cs).
-		// As Owns(...), without a REST mapping per event.
-		Watches(&corev1.Pod{}, newOwnerHandler()).
-		Watches(&corev1.PersistentVolumeClaim{}, newOwnerHandler()).
+		For(cs)
+	// As Owns(...), without a REST mapping per event.
+	if r.PodEvents != nil {
+		b = b.WatchesRawSource(r.PodEvents.Source(newOwnerHandler()))
+	} else {
+		b = b.Watches(&corev1.Pod{}, newOwnerHandler())
+	}
+	b = b.Watches(&corev1.PersistentVolumeClaim{}, newOwnerHandler()).
 		Watches(&appsv1.ControllerRevision{}, newOwnerHandler()).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles})
 	if r.Trigger != nil {

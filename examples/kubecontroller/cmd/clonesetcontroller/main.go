@@ -357,6 +357,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	var c client.Client = mgr.GetClient()
+	// One handler on the pod informer for the three controllers of pods.
+	podEvents := kubecontroller.NewPodEvents(mgr.GetCache())
 	if o.dryRun {
 		c = readOnlyClient{c}
 	}
@@ -369,6 +371,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		ConcurrentBatches:       o.concurrentBatchCreates,
 		MaxConcurrentCreates:    o.maxConcurrentCreates,
 		MaxConcurrentReconciles: o.workers,
+		PodEvents:               podEvents,
 	}
 	if err := r.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up the controller: %w", err)
@@ -376,12 +379,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if !o.dryRun {
 		// The KruisePodReady gate the pod webhook injects (here or
 		// elsewhere) needs its first True.
-		if err := (&kubecontroller.PodReadinessReconciler{Client: c}).SetupWithManager(mgr); err != nil {
+		if err := (&kubecontroller.PodReadinessReconciler{Client: c, PodEvents: podEvents}).SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("set up the pod readiness reconciler: %w", err)
 		}
 		// The launch barriers the pod webhook injects (here or
 		// elsewhere) need their keys, or the containers never start.
-		if err := (&kubecontroller.LaunchPriorityReconciler{Client: c, Reader: mgr.GetAPIReader()}).SetupWithManager(mgr); err != nil {
+		if err := (&kubecontroller.LaunchPriorityReconciler{Client: c, Reader: mgr.GetAPIReader(), PodEvents: podEvents}).SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("set up the launch priority reconciler: %w", err)
 		}
 	}

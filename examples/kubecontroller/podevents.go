@@ -1,0 +1,200 @@
+package kubecontroller
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+)
+
+// PodEvents hands the events of a manager cache's pod informer to every
+// controller that watches pods through it (Source), from one handler
+// registered on the informer. Each handler an informer has is a listener
+// of its own: two goroutines, and every event handed from the informer to
+// one and from it to the other; the CloneSet Reconciler, the
+// PodReadinessReconciler and the LaunchPriorityReconciler each watching
+// pods on their own made three listeners, six hand-offs per pod event, in a
+// rollout most of the Go scheduler's share of the controller's CPU. With
+// PodEvents they share one listener and each event is handed on twice.
+//
+// The controllers get the same events as from their own handlers: the
+// informer's initial list (IsInInitialList) and every later add, update
+// and delete, a deletion seen late as its last state; a controller that
+// starts after the others first gets a create event for each pod the
+// informer holds. The handlers of the controllers run one after the other,
+// in the order they started, on the informer's listener goroutine: each
+// must be quick (an enqueue), as controller-runtime asks of every handler.
+//
+// The zero value is not usable: NewPodEvents.
+type PodEvents struct {
+	informers cache.Informers
+
+	mu       sync.RWMutex
+	informer cache.Informer // nil until the first Source starts
+	subs     []*podSubscription
+}
+
+// NewPodEvents returns the PodEvents of the pod informer of informers (a
+// manager's cache: mgr.GetCache()). Nothing is registered before the first
+// Source starts.
+func NewPodEvents(informers cache.Informers) *PodEvents {
+	return &PodEvents{informers: informers}
+}
+
+// podSubscription is one controller's handler, predicates and queue.
+type podSubscription struct {
+	ctx        context.Context
+	handler    handler.EventHandler
+	predicates []predicate.Predicate
+	queue      workqueue.TypedRateLimitingInterface[reconcile.Request]
+}
+
+// Source is a source for a controller (builder's WatchesRawSource) that
+// gives h the pod events that pass every predicate. It waits, as
+// controller-runtime's Kind source does, for the informer's initial list
+// before the controller's workers start.
+func (p *PodEvents) Source(h handler.EventHandler, predicates ...predicate.Predicate) source.SyncingSource {
+	return &podSource{events: p, handler: h, predicates: predicates}
+}
+
+// podSource is one controller's Source.
+type podSource struct {
+	events     *PodEvents
+	handler    handler.EventHandler
+	predicates []predicate.Predicate
+}
+
+// Start subscribes the controller's queue: it registers the one handler
+// on the pod informer when it is the first, else gives the controller a
+// create event for each pod the informer holds already.
+func (s *podSource) Start(ctx context.Context, queue workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
+	p := s.events
+	sub := &podSubscription{ctx: ctx, handler: s.handler, predicates: s.predicates, queue: queue}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.informer == nil {
+		inf, err := p.informers.GetInformer(ctx, &corev1.Pod{}, cache.BlockUntilSynced(false))
+		if err != nil {
+			return fmt.Errorf("the pod informer: %w", err)
+		}
+		if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerDetailedFuncs{
+			AddFunc: p.add, UpdateFunc: p.update, DeleteFunc: p.delete,
+		}); err != nil {
+			return fmt.Errorf("a handler on the pod informer: %w", err)
+		}
+		p.informer = inf
+		p.subs = append(p.subs, sub)
+		return nil
+	}
+	// The informer delivers every change it stores after storing it, and
+	// its handler waits for p.mu: a pod changed before this list is in
+	// it, a change after reaches the new subscription too (perhaps twice,
+	// which enqueues once).
+	stored, ok := p.informer.(interface{ GetStore() toolscache.Store })
+	if !ok {
+		return fmt.Errorf("the pod informer (%T) does not show what it holds", p.informer)
+	}
+	for _, obj := range stored.GetStore().List() {
+		if pod, ok := obj.(*corev1.Pod); ok {
+			sub.create(pod, true)
+		}
+	}
+	p.subs = append(p.subs, sub)
+	return nil
+}
+
+// WaitForSync returns once the pod informer holds its initial list, or
+// when ctx ends.
+func (s *podSource) WaitForSync(ctx context.Context) error {
+	s.events.mu.RLock()
+	inf := s.events.informer
+	s.events.mu.RUnlock()
+	if inf == nil {
+		return fmt.Errorf("the pod events' source was not started")
+	}
+	if !toolscache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
+		return fmt.Errorf("the pod informer did not sync: %w", ctx.Err())
+	}
+	return nil
+}
+
+// String names the source in controller-runtime's logs.
+func (s *podSource) String() string { return "pod events (shared)" }
+
+// subscriptions is the subscriptions, read under the lock.
+func (p *PodEvents) subscriptions() []*podSubscription {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return p.subs
+}
+
+func (p *PodEvents) add(obj any, isInInitialList bool) {
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		return
+	}
+	for _, s := range p.subscriptions() {
+		s.create(pod, isInInitialList)
+	}
+}
+
+func (p *PodEvents) update(oldObj, newObj any) {
+	oldPod, ok1 := oldObj.(*corev1.Pod)
+	newPod, ok2 := newObj.(*corev1.Pod)
+	if !ok1 || !ok2 {
+		return
+	}
+	e := event.UpdateEvent{ObjectOld: oldPod, ObjectNew: newPod}
+	for _, s := range p.subscriptions() {
+		if s.passes(func(pr predicate.Predicate) bool { return pr.Update(e) }) {
+			s.handler.Update(s.ctx, e, s.queue)
+		}
+	}
+}
+
+func (p *PodEvents) delete(obj any) {
+	e := event.DeleteEvent{}
+	if tomb, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+		e.DeleteStateUnknown = true
+		obj = tomb.Obj
+	}
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		return
+	}
+	e.Object = pod
+	for _, s := range p.subscriptions() {
+		if s.passes(func(pr predicate.Predicate) bool { return pr.Delete(e) }) {
+			s.handler.Delete(s.ctx, e, s.queue)
+		}
+	}
+}
+
+// create hands the subscription a create event of pod.
+func (s *podSubscription) create(pod client.Object, isInInitialList bool) {
+	e := event.CreateEvent{Object: pod, IsInInitialList: isInInitialList}
+	if s.passes(func(pr predicate.Predicate) bool { return pr.Create(e) }) {
+		s.handler.Create(s.ctx, e, s.queue)
+	}
+}
+
+// passes reports whether every predicate of the subscription lets the
+// event through.
+func (s *podSubscription) passes(lets func(predicate.Predicate) bool) bool {
+	for _, pr := range s.predicates {
+		if !lets(pr) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,158 @@
+package kubecontroller
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+)
+
+// oneInformer is a cache.Informers that has the pod informer alone.
+type oneInformer struct {
+	cache.Informers
+	pods toolscache.SharedIndexInformer
+}
+
+func (o oneInformer) GetInformer(_ context.Context, obj client.Object, _ ...cache.InformerGetOption) (cache.Informer, error) {
+	if _, ok := obj.(*corev1.Pod); !ok {
+		return nil, fmt.Errorf("no informer of %T", obj)
+	}
+	return o.pods, nil
+}
+
+// podEventLog is a handler that writes down every event it gets.
+type podEventLog struct {
+	mu     sync.Mutex
+	events []string
+}
+
+func (l *podEventLog) record(format string, args ...any) {
+	l.mu.Lock()
+	l.events = append(l.events, fmt.Sprintf(format, args...))
+	l.mu.Unlock()
+}
+
+func (l *podEventLog) seen() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.events)
+}
+
+func (l *podEventLog) handler() handler.EventHandler {
+	return handler.Funcs{
+		CreateFunc: func(_ context.Context, e event.CreateEvent, _ workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			l.record("create %s rv %s initial %t", e.Object.GetName(), e.Object.GetResourceVersion(), e.IsInInitialList)
+		},
+		UpdateFunc: func(_ context.Context, e event.UpdateEvent, _ workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			l.record("update %s rv %s to %s", e.ObjectNew.GetName(), e.ObjectOld.GetResourceVersion(), e.ObjectNew.GetResourceVersion())
+		},
+		DeleteFunc: func(_ context.Context, e event.DeleteEvent, _ workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			l.record("delete %s unknown %t", e.Object.GetName(), e.DeleteStateUnknown)
+		},
+	}
+}
+
+func eventPod(name, rv string) *corev1.Pod {
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, ResourceVersion: rv}}
+}
+
+// TestPodEventsAsTheInformersOwnHandlers: a controller watching pods
+// through PodEvents gets the events a handler of its own on the informer
+// (controller-runtime's Informer source, the reference) gets: the initial
+// list, adds, updates and deletes, the same predicates applied; a
+// controller starting late first gets the pods held, as a late handler
+// does.
+func TestPodEventsAsTheInformersOwnHandlers(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	w := watch.NewFake()
+	inf := toolscache.NewSharedIndexInformer(&toolscache.ListWatch{
+		ListFunc: func(metav1.ListOptions) (runtime.Object, error) {
+			return &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "1"}, Items: []corev1.Pod{*eventPod("a", "1"), *eventPod("b", "1")}}, nil
+		},
+		WatchFunc: func(o metav1.ListOptions) (watch.Interface, error) {
+			if o.SendInitialEvents != nil && *o.SendInitialEvents {
+				return nil, fmt.Errorf("no list by watch here: list") // the reflector lists then
+			}
+			return w, nil
+		},
+	}, &corev1.Pod{}, 0, toolscache.Indexers{})
+	events := NewPodEvents(oneInformer{pods: inf})
+	notC := predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetName() != "c" })
+	queue := func() workqueue.TypedRateLimitingInterface[reconcile.Request] {
+		q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]())
+		t.Cleanup(q.ShutDown)
+		return q
+	}
+	type pair struct{ shared, own *podEventLog }
+	start := func(preds ...predicate.Predicate) pair {
+		p := pair{&podEventLog{}, &podEventLog{}}
+		src := events.Source(p.shared.handler(), preds...)
+		if err := src.Start(ctx, queue()); err != nil {
+			t.Fatal(err)
+		}
+		own := &source.Informer{Informer: inf, Handler: p.own.handler(), Predicates: preds}
+		if err := own.Start(ctx, queue()); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	early, filtered := start(), start(notC)
+	go inf.Run(ctx.Done())
+	if err := events.Source(handler.Funcs{}).WaitForSync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	w.Add(eventPod("c", "2"))
+	w.Modify(eventPod("a", "3"))
+	w.Delete(eventPod("b", "4"))
+	waitFor(t, "the early controller's four events", func() bool { return len(early.shared.seen()) >= 5 && len(early.own.seen()) >= 5 })
+	late := start()
+	w.Modify(eventPod("c", "5"))
+	waitFor(t, "every controller's last event", func() bool {
+		return len(early.own.seen()) == 6 && len(filtered.own.seen()) == 4 && len(late.own.seen()) == 3 &&
+			len(early.shared.seen()) == 6 && len(filtered.shared.seen()) == 4 && len(late.shared.seen()) == 3
+	})
+	for name, p := range map[string]pair{"early": early, "with a predicate": filtered, "late": late} {
+		shared, own := p.shared.seen(), p.own.seen()
+		if name == "late" { // the held pods come in the store's order
+			slices.Sort(shared[:2])
+			slices.Sort(own[:2])
+		}
+		if !slices.Equal(shared, own) {
+			t.Errorf("the %s controller got through PodEvents:\n  %v\nfrom a handler of its own:\n  %v", name, shared, own)
+		}
+	}
+	if want := []string{"create a rv 1 initial true", "create b rv 1 initial true", "create c rv 2 initial false",
+		"update a rv 1 to 3", "delete b unknown false", "update c rv 2 to 5"}; !slices.Equal(early.own.seen(), want) {
+		t.Errorf("the reference got %v, want %v", early.own.seen(), want)
+	}
+}
+
+// TestPodEventsLateDeletion: a deletion the informer saw only as its last
+// known state reaches the controllers as a deletion whose state is
+// unknown, as from a handler of its own.
+func TestPodEventsLateDeletion(t *testing.T) {
+	events := NewPodEvents(nil)
+	log := &podEventLog{}
+	events.subs = []*podSubscription{{ctx: t.Context(), handler: log.handler()}}
+	events.delete(toolscache.DeletedFinalStateUnknown{Key: "default/a", Obj: eventPod("a", "7")})
+	events.delete("not a pod")
+	if want := []string{"delete a unknown true"}; !slices.Equal(log.seen(), want) {
+		t.Errorf("got %v, want %v", log.seen(), want)
+	}
+}
