@@ -15,7 +15,11 @@ const (
 	listItems          = 2  // items of their lists
 	nodeSpec           = 2  // Node.spec
 	nodeStatus         = 3  // Node.status
+	metaLabels         = 11 // ObjectMeta.labels (map<string, string>)
+	metaAnnotations    = 12 // ObjectMeta.annotations (map<string, string>)
 	metaManagedFields  = 17 // ObjectMeta.managedFields
+	mapEntryKey        = 1  // key of a map entry
+	mapEntryValue      = 2  // value of a map entry
 )
 
 // protobufPrefix starts every object the protobuf serializer encodes
@@ -98,15 +102,36 @@ func metaCut(b []byte, start, end int) (removed int, ok bool) {
 		if !ok {
 			return 0, false
 		}
-		if f.num == metaManagedFields {
+		switch f.num {
+		case metaManagedFields:
 			if f.wire != wireBytes {
 				return 0, false
 			}
 			removed += f.end - f.start
+		case metaLabels, metaAnnotations:
+			if f.wire != wireBytes || !wellFormedMapEntry(b, f.payload, f.end) {
+				return 0, false
+			}
 		}
 		i = f.end
 	}
 	return removed, true
+}
+
+// wellFormedMapEntry reports whether the map entry in b[start:end] is made
+// of whole fields, its key and value length-delimited. The generated
+// decoders read a key or value as long as its length says, within the
+// whole ObjectMeta rather than within the entry: a malformed entry reads
+// the bytes after it, which a cut would change.
+func wellFormedMapEntry(b []byte, start, end int) bool {
+	for i := start; i < end; {
+		f, ok := nextField(b[:end], i)
+		if !ok || (f.num == mapEntryKey || f.num == mapEntryValue) && f.wire != wireBytes {
+			return false
+		}
+		i = f.end
+	}
+	return true
 }
 
 // writeMeta writes the ObjectMeta in c.buf[c.r:end] without its
