@@ -154,40 +154,42 @@ func (p policy) dropsField(f field) bool {
 }
 
 // objectCut is how many bytes the policy removes from the object in
-// b[start:end]; ok is false when it is malformed.
-func objectCut(b []byte, start, end int, p policy) (removed int, ok bool) {
+// b[start:end], and how many of them its metadata loses inside; ok is false
+// when it is malformed or has its metadata twice.
+func objectCut(b []byte, start, end int, p policy) (removed, metaInside int, ok bool) {
+	seenMeta := false
 	for i := start; i < end; {
 		f, ok := nextField(b[:end], i)
 		if !ok {
-			return 0, false
+			return 0, 0, false
 		}
 		switch {
 		case f.num == objectMetadata:
-			if f.wire != wireBytes {
-				return 0, false
+			if f.wire != wireBytes || seenMeta {
+				return 0, 0, false
 			}
-			inside, ok := metaCut(b, f.payload, f.end)
-			if !ok {
-				return 0, false
+			seenMeta = true
+			if metaInside, ok = metaCut(b, f.payload, f.end); !ok {
+				return 0, 0, false
 			}
-			removed += shrink(f, inside)
+			removed += shrink(f, metaInside)
 		case p.dropsField(f):
 			removed += f.end - f.start
 		}
 		i = f.end
 	}
-	return removed, true
+	return removed, metaInside, true
 }
 
 // writeObject writes the object in c.buf[c.r:end] trimmed by the policy;
-// objectCut has checked it.
-func writeObject(c *compactor, end int, p policy) {
+// objectCut has checked it and found metaInside.
+func writeObject(c *compactor, end int, p policy, metaInside int) {
 	for i := c.r; i < end; {
 		f, _ := nextField(c.buf[:end], i)
 		switch {
 		case f.num == objectMetadata:
-			if inside, _ := metaCut(c.buf, f.payload, f.end); inside > 0 {
-				c.length(f, f.payloadLen()-inside)
+			if metaInside > 0 {
+				c.length(f, f.payloadLen()-metaInside)
 				writeMeta(c, f.end)
 			}
 		case p.dropsField(f):
@@ -211,7 +213,7 @@ func listCut(b []byte, start, end int, p policy) (removed int, ok bool) {
 			if f.wire != wireBytes {
 				return 0, false
 			}
-			inside, ok := objectCut(b, f.payload, f.end, p)
+			inside, _, ok := objectCut(b, f.payload, f.end, p)
 			if !ok {
 				return 0, false
 			}
@@ -228,9 +230,9 @@ func writeList(c *compactor, end int, p policy) {
 	for i := c.r; i < end; {
 		f, _ := nextField(c.buf[:end], i)
 		if f.num == listItems {
-			if inside, _ := objectCut(c.buf, f.payload, f.end, p); inside > 0 {
+			if inside, metaInside, _ := objectCut(c.buf, f.payload, f.end, p); inside > 0 {
 				c.length(f, f.payloadLen()-inside)
-				writeObject(c, f.end, p)
+				writeObject(c, f.end, p, metaInside)
 			}
 		}
 		i = f.end
@@ -245,12 +247,13 @@ const maxLevels = 3
 // edit is the rewrite of one encoded object, or list, and of the
 // length-delimited fields around it, planned before anything is written.
 type edit struct {
-	levels  [maxLevels]field // enclosing fields, outermost first
-	inside  [maxLevels]int   // bytes each level's payload loses
-	n       int              // levels used
-	policy  policy
-	list    bool
-	removed int // bytes the whole rewrite removes
+	levels     [maxLevels]field // enclosing fields, outermost first
+	inside     [maxLevels]int   // bytes each level's payload loses
+	n          int              // levels used
+	policy     policy
+	list       bool
+	metaInside int // bytes an object's metadata loses (not a list's)
+	removed    int // bytes the whole rewrite removes
 }
 
 // planUnknown plans the trim of "k8s\x00" + runtime.Unknown in b[start:end]
@@ -310,7 +313,7 @@ func (e *edit) planUnknown(b []byte, start, end int, list bool) (ok bool) {
 	if list {
 		inside, ok = listCut(b, raw.payload, raw.end, p)
 	} else {
-		inside, ok = objectCut(b, raw.payload, raw.end, p)
+		inside, e.metaInside, ok = objectCut(b, raw.payload, raw.end, p)
 	}
 	if !ok || inside == 0 || e.n == maxLevels {
 		return false
@@ -336,7 +339,7 @@ func (e *edit) write(buf []byte, start, end int) int {
 	if e.list {
 		writeList(&c, last.end, e.policy)
 	} else {
-		writeObject(&c, last.end, e.policy)
+		writeObject(&c, last.end, e.policy, e.metaInside)
 	}
 	c.keep(end)
 	return c.w

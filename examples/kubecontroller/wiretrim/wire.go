@@ -29,6 +29,9 @@ func (f field) payloadLen() int { return f.end - f.payload }
 // after it; ok is false when the bytes end first or the varint is longer
 // than ten bytes.
 func readVarint(b []byte, i int) (v uint64, next int, ok bool) {
+	if i < len(b) && b[i] < 0x80 { // most tags and lengths
+		return uint64(b[i]), i + 1, true
+	}
 	for shift := uint(0); shift < 70; shift += 7 {
 		if i >= len(b) {
 			return 0, 0, false
