@@ -32,6 +32,7 @@ import (
 	"github.com/clonecore/cloneset/admission"
 	"github.com/clonecore/cloneset/examples/kubecontroller"
 	"github.com/clonecore/cloneset/examples/kubecontroller/webhook"
+	"github.com/clonecore/cloneset/examples/kubecontroller/wiretrim"
 	"github.com/clonecore/cloneset/model"
 	"github.com/go-logr/logr"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -439,7 +440,9 @@ func clientConfig(o options) (*rest.Config, error) {
 var watchKeepAlive = net.KeepAliveConfig{Enable: true, Idle: 15 * time.Second, Interval: 5 * time.Second, Count: 3}
 
 // cacheClientConfig is the configuration of the manager cache's client, the
-// one the informers list and watch with: cfg's, over HTTP/1.1 with
+// one the informers list and watch with: cfg's, the managedFields of the
+// pods, claims, revisions and nodes dropped from the protobuf watch events
+// and lists before client-go decodes them (wiretrim), over HTTP/1.1 with
 // watchKeepAlive unless --kube-api-watch-http2 (a watch over HTTP/1.1 is
 // read straight off its own connection by the watch's goroutine; over
 // HTTP/2 every frame of every watch goes through the connection's read loop
@@ -447,6 +450,8 @@ var watchKeepAlive = net.KeepAliveConfig{Enable: true, Idle: 15 * time.Second, I
 // the controller's CPU in a rollout).
 func cacheClientConfig(cfg *rest.Config, o options) *rest.Config {
 	c := rest.CopyConfig(cfg)
+	// What TrimForCache drops after the decode is dropped before it.
+	c.Wrap(wiretrim.WrapTransport)
 	if !o.kubeAPIWatchHTTP2 {
 		c.NextProtos = []string{"http/1.1"}
 		dialer := &net.Dialer{Timeout: 30 * time.Second, KeepAliveConfig: watchKeepAlive}

@@ -24,6 +24,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -273,6 +274,61 @@ func TestWatchesOverHTTP1(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestInformersReadPodsWithoutManagedFields: the informers' client drops
+// a pod list's managedFields before the decode (wiretrim), the client of the
+// other requests does not.
+func TestInformersReadPodsWithoutManagedFields(t *testing.T) {
+	pods := &corev1.PodList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "PodList"}, Items: []corev1.Pod{{
+		ObjectMeta: metav1.ObjectMeta{Name: "web-a", Namespace: "default",
+			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kube-scheduler", Operation: metav1.ManagedFieldsOperationUpdate}}},
+	}}}
+	codec := clientgoscheme.Codecs.CodecForVersions(protobufSerializer(t), nil, corev1.SchemeGroupVersion, nil)
+	var body bytes.Buffer
+	must(t, codec.Encode(pods, &body))
+	s := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/vnd.kubernetes.protobuf")
+		w.Write(body.Bytes())
+	}))
+	t.Cleanup(s.Close)
+	o, err := parseFlags([]string{"--kubeconfig", writeKubeconfig(t, s.URL)}, &bytes.Buffer{})
+	must(t, err)
+	cfg, err := clientConfig(o)
+	must(t, err)
+	for _, c := range []struct {
+		what string
+		cfg  *rest.Config
+		want int
+	}{{"the informers' client", cacheClientConfig(cfg, o), 0}, {"the other requests' client", cfg, 1}} {
+		hc, err := rest.HTTPClientFor(c.cfg)
+		must(t, err)
+		resp, err := hc.Get(s.URL + "/api/v1/pods")
+		must(t, err)
+		var read bytes.Buffer
+		_, err = read.ReadFrom(resp.Body)
+		resp.Body.Close()
+		must(t, err)
+		got := &corev1.PodList{}
+		_, _, err = protobufSerializer(t).Decode(read.Bytes(), nil, got)
+		must(t, err)
+		if len(got.Items) != 1 || len(got.Items[0].ManagedFields) != c.want {
+			t.Errorf("%s read %+v, want the pod with %d managedFields entries", c.what, got.Items, c.want)
+		}
+	}
+}
+
+// protobufSerializer is client-go's protobuf serializer of the built-in
+// types.
+func protobufSerializer(t *testing.T) runtime.Serializer {
+	t.Helper()
+	for _, info := range clientgoscheme.Codecs.SupportedMediaTypes() {
+		if info.MediaType == runtime.ContentTypeProtobuf {
+			return info.Serializer
+		}
+	}
+	t.Fatal("client-go's scheme has no protobuf serializer")
+	return nil
 }
 
 // TestWatchKeepAliveFindsADeadConnectionWithin30s: an idle connection of
