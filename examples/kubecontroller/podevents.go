@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	toolscache "k8s.io/client-go/tools/cache"
@@ -12,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
@@ -37,18 +39,18 @@ import (
 //
 // The zero value is not usable: NewPodEvents.
 type PodEvents struct {
-	informers cache.Informers
+	cache cache.Cache
 
 	mu       sync.RWMutex
-	informer cache.Informer // nil until the first Source starts
+	informer cache.Informer // nil until the first Source subscribes
 	subs     []*podSubscription
 }
 
-// NewPodEvents returns the PodEvents of the pod informer of informers (a
-// manager's cache: mgr.GetCache()). Nothing is registered before the first
-// Source starts.
-func NewPodEvents(informers cache.Informers) *PodEvents {
-	return &PodEvents{informers: informers}
+// NewPodEvents returns the PodEvents of the pod informer of c (a manager's
+// cache: mgr.GetCache()). Nothing is registered before the first Source
+// starts.
+func NewPodEvents(c cache.Cache) *PodEvents {
+	return &PodEvents{cache: c}
 }
 
 // podSubscription is one controller's handler, predicates and queue.
@@ -60,30 +62,59 @@ type podSubscription struct {
 }
 
 // Source is a source for a controller (builder's WatchesRawSource) that
-// gives h the pod events that pass every predicate. It waits, as
-// controller-runtime's Kind source does, for the informer's initial list
-// before the controller's workers start.
+// gives h the pod events that pass every predicate. As controller-runtime's
+// Kind source, it gets the informer in the background (trying again every
+// informerRetry while the API server does not serve pods, until the
+// controller stops) and waits for the informer's initial list before the
+// controller's workers start.
 func (p *PodEvents) Source(h handler.EventHandler, predicates ...predicate.Predicate) source.SyncingSource {
-	return &podSource{events: p, handler: h, predicates: predicates}
+	return &podSource{events: p, handler: h, predicates: predicates, subscribed: make(chan struct{})}
 }
+
+// informerRetry is how long a Source waits before it asks for the pod
+// informer again.
+const informerRetry = time.Second
 
 // podSource is one controller's Source.
 type podSource struct {
 	events     *PodEvents
 	handler    handler.EventHandler
 	predicates []predicate.Predicate
+	subscribed chan struct{} // closed once subscribed, or given up (err)
+	err        error
 }
 
-// Start subscribes the controller's queue: it registers the one handler
-// on the pod informer when it is the first, else gives the controller a
-// create event for each pod the informer holds already.
+// Start subscribes the controller's queue, in the background: see
+// PodEvents.subscribe.
 func (s *podSource) Start(ctx context.Context, queue workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
-	p := s.events
 	sub := &podSubscription{ctx: ctx, handler: s.handler, predicates: s.predicates, queue: queue}
+	go func() {
+		defer close(s.subscribed)
+		for {
+			err := s.events.subscribe(ctx, sub)
+			if err == nil {
+				return
+			}
+			log.FromContext(ctx).Error(err, "no pod events yet; trying again", "in", informerRetry)
+			select {
+			case <-ctx.Done():
+				s.err = fmt.Errorf("%w (and the controller stopped)", err)
+				return
+			case <-time.After(informerRetry):
+			}
+		}
+	}()
+	return nil
+}
+
+// subscribe adds sub: it registers the one handler on the pod informer
+// when sub is the first, else gives sub a create event for each pod the
+// informer holds already.
+func (p *PodEvents) subscribe(ctx context.Context, sub *podSubscription) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.informer == nil {
-		inf, err := p.informers.GetInformer(ctx, &corev1.Pod{}, cache.BlockUntilSynced(false))
+		inf, err := p.cache.GetInformer(ctx, &corev1.Pod{}, cache.BlockUntilSynced(false))
 		if err != nil {
 			return fmt.Errorf("the pod informer: %w", err)
 		}
@@ -99,29 +130,33 @@ func (s *podSource) Start(ctx context.Context, queue workqueue.TypedRateLimiting
 	// The informer delivers every change it stores after storing it, and
 	// its handler waits for p.mu: a pod changed before this list is in
 	// it, a change after reaches the new subscription too (perhaps twice,
-	// which enqueues once).
-	stored, ok := p.informer.(interface{ GetStore() toolscache.Store })
-	if !ok {
-		return fmt.Errorf("the pod informer (%T) does not show what it holds", p.informer)
+	// which enqueues once). The list waits for the informer's initial
+	// one.
+	var held corev1.PodList
+	if err := p.cache.List(ctx, &held, client.UnsafeDisableDeepCopy); err != nil {
+		return fmt.Errorf("the pods the informer holds: %w", err)
 	}
-	for _, obj := range stored.GetStore().List() {
-		if pod, ok := obj.(*corev1.Pod); ok {
-			sub.create(pod, true)
-		}
+	for i := range held.Items {
+		sub.create(&held.Items[i], true)
 	}
 	p.subs = append(p.subs, sub)
 	return nil
 }
 
-// WaitForSync returns once the pod informer holds its initial list, or
-// when ctx ends.
+// WaitForSync returns once the source is subscribed and the pod informer
+// holds its initial list, or with an error when ctx ends first.
 func (s *podSource) WaitForSync(ctx context.Context) error {
+	select {
+	case <-s.subscribed:
+	case <-ctx.Done():
+		return fmt.Errorf("the pod events' source did not subscribe: %w", ctx.Err())
+	}
+	if s.err != nil {
+		return s.err
+	}
 	s.events.mu.RLock()
 	inf := s.events.informer
 	s.events.mu.RUnlock()
-	if inf == nil {
-		return fmt.Errorf("the pod events' source was not started")
-	}
 	if !toolscache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
 		return fmt.Errorf("the pod informer did not sync: %w", ctx.Err())
 	}

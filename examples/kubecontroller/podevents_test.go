@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -22,17 +24,28 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 )
 
-// oneInformer is a cache.Informers that has the pod informer alone.
+// oneInformer is a cache.Cache that has the pod informer alone.
 type oneInformer struct {
-	cache.Informers
+	cache.Cache
 	pods toolscache.SharedIndexInformer
 }
 
 func (o oneInformer) GetInformer(_ context.Context, obj client.Object, _ ...cache.InformerGetOption) (cache.Informer, error) {
-	if _, ok := obj.(*corev1.Pod); !ok {
+	if _, ok := obj.(*corev1.Pod); !ok || o.pods == nil {
 		return nil, fmt.Errorf("no informer of %T", obj)
 	}
 	return o.pods, nil
+}
+
+func (o oneInformer) List(_ context.Context, list client.ObjectList, _ ...client.ListOption) error {
+	pods, ok := list.(*corev1.PodList)
+	if !ok {
+		return fmt.Errorf("no list of %T", list)
+	}
+	for _, obj := range o.pods.GetStore().List() {
+		pods.Items = append(pods.Items, *obj.(*corev1.Pod))
+	}
+	return nil
 }
 
 // podEventLog is a handler that writes down every event it gets.
@@ -99,11 +112,14 @@ func TestPodEventsAsTheInformersOwnHandlers(t *testing.T) {
 		t.Cleanup(q.ShutDown)
 		return q
 	}
-	type pair struct{ shared, own *podEventLog }
+	type pair struct {
+		shared, own *podEventLog
+		src         source.SyncingSource
+	}
 	start := func(preds ...predicate.Predicate) pair {
-		p := pair{&podEventLog{}, &podEventLog{}}
-		src := events.Source(p.shared.handler(), preds...)
-		if err := src.Start(ctx, queue()); err != nil {
+		p := pair{shared: &podEventLog{}, own: &podEventLog{}}
+		p.src = events.Source(p.shared.handler(), preds...)
+		if err := p.src.Start(ctx, queue()); err != nil {
 			t.Fatal(err)
 		}
 		own := &source.Informer{Informer: inf, Handler: p.own.handler(), Predicates: preds}
@@ -114,14 +130,19 @@ func TestPodEventsAsTheInformersOwnHandlers(t *testing.T) {
 	}
 	early, filtered := start(), start(notC)
 	go inf.Run(ctx.Done())
-	if err := events.Source(handler.Funcs{}).WaitForSync(ctx); err != nil {
-		t.Fatal(err)
+	for _, p := range []pair{early, filtered} {
+		if err := p.src.WaitForSync(ctx); err != nil {
+			t.Fatal(err)
+		}
 	}
 	w.Add(eventPod("c", "2"))
 	w.Modify(eventPod("a", "3"))
 	w.Delete(eventPod("b", "4"))
 	waitFor(t, "the early controller's four events", func() bool { return len(early.shared.seen()) >= 5 && len(early.own.seen()) >= 5 })
 	late := start()
+	if err := late.src.WaitForSync(ctx); err != nil {
+		t.Fatal(err)
+	}
 	w.Modify(eventPod("c", "5"))
 	waitFor(t, "every controller's last event", func() bool {
 		return len(early.own.seen()) == 6 && len(filtered.own.seen()) == 4 && len(late.own.seen()) == 3 &&
@@ -140,6 +161,22 @@ func TestPodEventsAsTheInformersOwnHandlers(t *testing.T) {
 	if want := []string{"create a rv 1 initial true", "create b rv 1 initial true", "create c rv 2 initial false",
 		"update a rv 1 to 3", "delete b unknown false", "update c rv 2 to 5"}; !slices.Equal(early.own.seen(), want) {
 		t.Errorf("the reference got %v, want %v", early.own.seen(), want)
+	}
+}
+
+// TestPodEventsWithoutPods: a source whose informer the cache cannot give
+// (the API server does not serve pods yet) does not fail its start; it
+// tries again, and its WaitForSync fails once the controller stops, as
+// controller-runtime's Kind source.
+func TestPodEventsWithoutPods(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	src := NewPodEvents(oneInformer{}).Source(handler.Funcs{})
+	if err := src.Start(ctx, nil); err != nil {
+		t.Fatalf("start: %v, want nil", err)
+	}
+	time.AfterFunc(100*time.Millisecond, cancel)
+	if err := src.WaitForSync(t.Context()); err == nil || !strings.Contains(err.Error(), "the pod informer") {
+		t.Errorf("WaitForSync: %v, want the informer's error", err)
 	}
 }
 
