@@ -66,8 +66,9 @@ type Sender struct {
 	// MaxConcurrentCreates bounds, with ConcurrentBatches, the actions of
 	// a batch in flight at once (a pod with its claims is one action): the
 	// others wait for one to end. 0, the zero value, sends the whole batch
-	// at once, as OpenKruise does (up to 512 pods past 1,023 creates, each
-	// request with its goroutine and buffers in memory until it ends).
+	// at once, as OpenKruise does (the batches double, 1, 2, 4, ... pods:
+	// a scale-out from 0 to 10,000 pods sends 4,096 at once, each request
+	// with its goroutine and buffers in memory until it ends).
 	MaxConcurrentCreates int
 }
 

@@ -133,7 +133,8 @@ const (
 	defaultHealthAddress  = ":8081"
 	// defaultMaxConcurrentCreates is enough creates in flight to keep an
 	// API server busy, without a goroutine and the buffers of a request
-	// for each of up to 512 pods of a batch.
+	// for each pod of a batch (the batches double: 4,096 pods at once in
+	// a scale-out from 0 to 10,000).
 	defaultMaxConcurrentCreates = 32
 )
 
@@ -163,7 +164,7 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	fs.StringVar(&o.healthProbeBindAddress, "health-probe-bind-address", defaultHealthAddress, `the address of the /healthz and /readyz endpoints ("0" disables them)`)
 	fs.BoolVar(&o.dryRun, "dry-run", false, "plan and log the requests of every round, send none (no write at all, status and events included)")
 	fs.BoolVar(&o.concurrentBatchCreates, "concurrent-batch-creates", true, "send the creates of one slow-start batch (1, 2, 4, ... pods) concurrently, as OpenKruise does (false: one after the other)")
-	fs.IntVar(&o.maxConcurrentCreates, "max-concurrent-creates", defaultMaxConcurrentCreates, "with --concurrent-batch-creates, how many pods of a batch are being created at once, at most (0: the whole batch, up to 512, as OpenKruise)")
+	fs.IntVar(&o.maxConcurrentCreates, "max-concurrent-creates", defaultMaxConcurrentCreates, "with --concurrent-batch-creates, how many pods of a batch are being created at once, at most (0: the whole batch at once, as OpenKruise; the batches double, 1, 2, 4, ... pods)")
 	fs.StringVar(&o.serverVersion, "server-version", "", "the API server's version the requests are built for, e.g. v1.31.4 (default: read from the server at start)")
 	fs.StringVar(&o.pprofBindAddress, "pprof-bind-address", "", `the address of the net/http/pprof endpoints (/debug/pprof/), e.g. "127.0.0.1:6060" (default: off)`)
 	fs.Float64Var(&o.kubeAPIQPS, "kube-api-qps", 0, "the client's requests per second to the API server (default 0: no client-side rate limit, the API server's priority and fairness applies)")

@@ -232,6 +232,24 @@ func TestHTTP2(t *testing.T) {
 	}
 }
 
+// namedConfig is a client configuration and what it is for.
+type namedConfig struct {
+	what string
+	cfg  *rest.Config
+}
+
+// bothClients are the configurations run makes, with args and a kubeconfig
+// of the server at url, for the informers' client and for the other
+// requests' client, in that order.
+func bothClients(t *testing.T, url string, args ...string) []namedConfig {
+	t.Helper()
+	o, err := parseFlags(append([]string{"--kubeconfig", writeKubeconfig(t, url)}, args...), &bytes.Buffer{})
+	must(t, err)
+	cfg, err := clientConfig(o)
+	must(t, err)
+	return []namedConfig{{"the informers' client", cacheClientConfig(cfg, o)}, {"the other requests' client", cfg}}
+}
+
 // TestWatchesOverHTTP1: the informers list and watch over HTTP/1.1 unless
 // --kube-api-watch-http2 (and --kube-api-http2) say HTTP/2; the other
 // requests follow --kube-api-http2 alone.
@@ -255,22 +273,14 @@ func TestWatchesOverHTTP1(t *testing.T) {
 		s.EnableHTTP2 = true
 		s.StartTLS()
 		t.Cleanup(s.Close)
-		o, err := parseFlags(append([]string{"--kubeconfig", writeKubeconfig(t, s.URL)}, tc.flags...), &bytes.Buffer{})
-		must(t, err)
-		cfg, err := clientConfig(o)
-		must(t, err)
-		for _, c := range []struct {
-			what string
-			cfg  *rest.Config
-			want int
-		}{{"the informers' client", cacheClientConfig(cfg, o), tc.wantWatch}, {"the other requests' client", cfg, tc.wantOthers}} {
+		for i, c := range bothClients(t, s.URL, tc.flags...) {
 			hc, err := rest.HTTPClientFor(c.cfg)
 			must(t, err)
 			resp, err := hc.Get(s.URL + "/version")
 			must(t, err)
 			resp.Body.Close()
-			if proto != c.want {
-				t.Errorf("%v: %s talked HTTP/%d, want HTTP/%d", tc.flags, c.what, proto, c.want)
+			if want := []int{tc.wantWatch, tc.wantOthers}[i]; proto != want {
+				t.Errorf("%v: %s talked HTTP/%d, want HTTP/%d", tc.flags, c.what, proto, want)
 			}
 		}
 	}
@@ -292,15 +302,7 @@ func TestInformersReadPodsWithoutManagedFields(t *testing.T) {
 		w.Write(body.Bytes())
 	}))
 	t.Cleanup(s.Close)
-	o, err := parseFlags([]string{"--kubeconfig", writeKubeconfig(t, s.URL)}, &bytes.Buffer{})
-	must(t, err)
-	cfg, err := clientConfig(o)
-	must(t, err)
-	for _, c := range []struct {
-		what string
-		cfg  *rest.Config
-		want int
-	}{{"the informers' client", cacheClientConfig(cfg, o), 0}, {"the other requests' client", cfg, 1}} {
+	for i, c := range bothClients(t, s.URL) {
 		hc, err := rest.HTTPClientFor(c.cfg)
 		must(t, err)
 		resp, err := hc.Get(s.URL + "/api/v1/pods")
@@ -312,8 +314,8 @@ func TestInformersReadPodsWithoutManagedFields(t *testing.T) {
 		got := &corev1.PodList{}
 		_, _, err = protobufSerializer(t).Decode(read.Bytes(), nil, got)
 		must(t, err)
-		if len(got.Items) != 1 || len(got.Items[0].ManagedFields) != c.want {
-			t.Errorf("%s read %+v, want the pod with %d managedFields entries", c.what, got.Items, c.want)
+		if want := []int{0, 1}[i]; len(got.Items) != 1 || len(got.Items[0].ManagedFields) != want {
+			t.Errorf("%s read %+v, want the pod with %d managedFields entries", c.what, got.Items, want)
 		}
 	}
 }
