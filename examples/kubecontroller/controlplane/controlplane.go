@@ -429,6 +429,10 @@ func (cp *ControlPlane) args(c Component) []string {
 				"--audit-log-path="+cp.AuditLogPath(),
 				"--audit-log-format=json",
 				"--audit-log-mode=blocking",
+				// One file, never rotated: with the default (0) the log
+				// rotates at 100 MB, which a rollout of 10,000 pods writes
+				// in minutes, and AuditEvents reads audit.log alone.
+				"--audit-log-maxsize=1000000",
 			)
 		}
 		return append(args, cp.opts.APIServerFlags...)

@@ -377,7 +377,9 @@ func rolloutWith(tb testing.TB, cp *controlplane.ControlPlane, c contender, n in
 			cost.refused += n
 		}
 		cost.writes += cost.refused
-		tb.Logf("%s %s: %s", c.name, s.name, writes)
+		// The step's cost at once, not only in the table at the end: a run
+		// stopped early (the 10,000-pod one takes over an hour) keeps it.
+		tb.Logf("%s %s: %s; %s", c.name, s.name, writes, cost)
 		result.steps = append(result.steps, cost)
 		result.twice = writes.twice // over the whole log: checked once, at the end
 	}
