@@ -9,7 +9,9 @@
 //  1. kube-apiserver stopped and started again (TestFaultAPIServerRestart);
 //  2. etcd killed and started again (TestFaultEtcdRestart);
 //  3. the controller killed (SIGKILL) in the middle of a slow-start batch
-//     and started again with no memory (TestFaultControllerKilled), and the
+//     (the batch's pods created, a proxy keeping the answer to its last
+//     create) and started again with no memory
+//     (TestFaultControllerKilled), and the
 //     case a restarted controller cannot know about: a create of the dead
 //     process still in flight, landing after the new process planned
 //     (TestFaultControllerKilledWriteInFlight: the binary sends the creates

@@ -205,30 +205,79 @@ func (e *env) settleScaleOut(px *proxy, armed *bool) {
 }
 
 // TestFaultControllerKilled: the controller killed (SIGKILL) in the middle
-// of a slow-start batch of creates (once the first create of the batch of 4
-// landed; the binary sends the 4 concurrently, so the others are at the API
-// server then and may land too) and started again: the new process has no
-// expectations from before; its cache syncs before its first reconcile and
-// shows every write the dead one made, so it creates only the pods still
-// missing.
+// of a slow-start batch of creates and started again: the new process has
+// no expectations from before; its cache syncs before its first reconcile
+// and shows every write the dead one made, so it creates only the pods
+// still missing. The first process talks through a proxy that forwards the
+// creates of the batch of 4 (the binary sends them concurrently) and keeps
+// the answer of the last one to reach it: the four pods exist, the process
+// still waits for its batch, and is killed then, so the kill falls inside
+// the batch whatever the timing. (A create that lands only after the new
+// process planned is TestFaultControllerKilledWriteInFlight.)
 func TestFaultControllerKilled(t *testing.T) {
 	cp := sharedControlPlane(t)
 	e := newEnv(t, cp)
-	first := e.startController("controller-1", e.identity(1))
-	e.settleScaleOut(nil, nil)
-	var killedAt podCounts
-	wait := e.during(scaleOut.name, func(c podCounts) bool { return c.active >= scaleOut.replicas+4 }, func() error {
-		err := first.Kill()
-		killedAt = e.pods.snapshot(scaleOut.name)
-		return err
+	release := make(chan struct{})
+	var releaseOnce sync.Once
+	releaseHeld := func() { releaseOnce.Do(func() { close(release) }) }
+	held := make(chan string, 1)
+	creates := 0
+	var batchOf4 []*proxied // the pod creates of the batch of 4, as they reached the proxy (under px.mu)
+	var settled bool
+	px := e.startProxy(1, func(pr *proxied) verdict {
+		if !settled || !isPodCreate(pr) {
+			return verdict{}
+		}
+		creates++
+		if creates >= 4 && creates <= 7 {
+			batchOf4 = append(batchOf4, pr)
+		}
+		if creates == 7 {
+			held <- pr.Name
+			return verdict{holdAnswer: release}
+		}
+		return verdict{}
 	})
+	// A held request would keep the proxy from closing: released first
+	// (cleanups run last registered first) when the test ends early.
+	t.Cleanup(releaseHeld)
+	first := e.startController("controller-1", px.identity(e.identity(1)))
+	e.settleScaleOut(px, &settled)
 	start := time.Now()
 	e.setReplicas(scaleOut.name, scaledOutReplicas)
-	wait()
-	created := killedAt.active - scaleOut.replicas
-	t.Logf("killed after %d of the %d creates (batches 1, 2, 4, 3)", created, scaledOutReplicas-scaleOut.replicas)
-	if created < 4 || created > 7 {
-		t.Errorf("killed after %d creates: not inside the batch of 4 (creates 4 to 7); the test did not hit a batch in the middle", created)
+	var name string
+	select {
+	case name = <-held:
+	case <-time.After(convergeTimeout):
+		t.Fatal("the proxy held no create")
+	}
+	var landed []string
+	for deadline := time.Now().Add(30 * time.Second); len(landed) < 4; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("while the answer to the create of pod %s was held, %d creates of its batch of 4 landed (%v), want 4", name, len(landed), landed)
+		}
+		landed = landed[:0]
+		px.mu.Lock()
+		for _, pr := range batchOf4 {
+			if pr.Upstream == http.StatusCreated {
+				landed = append(landed, pr.Name)
+			}
+		}
+		px.mu.Unlock()
+	}
+	if err := first.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	releaseHeld()
+	// The watch shows the batch of 4 complete before the new process starts.
+	want := scaleOut.replicas + 1 + 2 + 4
+	killedAt := e.pods.snapshot(scaleOut.name)
+	for deadline := time.Now().Add(30 * time.Second); killedAt.active < want && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		killedAt = e.pods.snapshot(scaleOut.name)
+	}
+	t.Logf("killed with the batch of 4 created (%s), the answer to the create of pod %s not yet given; %s", strings.Join(landed, ", "), name, killedAt)
+	if killedAt.active != want {
+		t.Fatalf("%d active pods after the kill, want %d (batches of 1, 2 and 4)", killedAt.active, want)
 	}
 	restart := time.Now()
 	e.startController("controller-2", e.identity(2))

@@ -55,6 +55,10 @@ type verdict struct {
 	hold      chan struct{} // when set, wait until it is closed, then forward
 	fail      int           // when not 0, answer this code without forwarding
 	failAfter int           // when not 0, forward, then answer this code
+	// holdAnswer, when set, forwards the request at once and keeps its
+	// answer from the controller until it is closed (the write done, its
+	// response still on the way).
+	holdAnswer chan struct{}
 }
 
 // startProxy starts a proxy to the API server of e, forwarding as the
@@ -137,6 +141,21 @@ func (p *proxy) serve(w http.ResponseWriter, r *http.Request) {
 			time.Sleep(100 * time.Millisecond)
 		}
 		p.answer(w, pr, v.failAfter)
+		return
+	}
+	if v.holdAnswer != nil {
+		// Done even when the controller goes away meanwhile.
+		rec := httptest.NewRecorder()
+		p.forward.ServeHTTP(rec, r.WithContext(context.WithoutCancel(r.Context())))
+		<-v.holdAnswer
+		for k, vs := range rec.Header() {
+			w.Header()[k] = vs
+		}
+		w.WriteHeader(rec.Code)
+		w.Write(rec.Body.Bytes())
+		p.mu.Lock()
+		pr.Answered = rec.Code
+		p.mu.Unlock()
 		return
 	}
 	rec := &statusRecorder{ResponseWriter: w}
