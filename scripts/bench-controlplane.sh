@@ -18,7 +18,7 @@
 #   LIMIT=no-limit scripts/bench-controlplane.sh        # one setting (no-limit or qps30-burst50)
 #   CONTROLLERS=clonesetcontroller scripts/bench-controlplane.sh   # one controller (or kruise)
 #   PODS=10000 NODES=100 scripts/bench-controlplane.sh  # the documented 10,000-pod run
-#   OWN_ARGS=--kube-api-http2=false scripts/bench-controlplane.sh  # flags for the project's controller
+#   OWN_ARGS=--kube-api-http2 scripts/bench-controlplane.sh        # flags for the project's controller
 #   PROFILE_DIR=/tmp/prof scripts/bench-controlplane.sh # CPU and heap profiles of both controllers
 #
 # Extra arguments go to `go test`. The control-plane binaries are built first

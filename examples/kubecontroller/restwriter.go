@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/clonecore/cloneset/examples/kubecontroller/wiretrim"
 	"github.com/clonecore/cloneset/requests"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -142,9 +143,16 @@ func (w *RESTWriter) patch(ctx context.Context, r requests.Request, cloneSet sch
 }
 
 // resourceVersionOf reads the resourceVersion of the object a write
-// answered: from its metadata (PartialObjectMetadata), or, when the server
-// answered the whole object as JSON, from that.
+// answered: straight from the bytes of its metadata in protobuf
+// (wiretrim.ResourceVersion: the answer is not decoded, nor its
+// managedFields), else from its metadata decoded (PartialObjectMetadata), or,
+// when the server answered the whole object as JSON, from that.
 func resourceVersionOf(result rest.Result) (string, error) {
+	if raw, err := result.Raw(); err == nil {
+		if rv, ok := wiretrim.ResourceVersion(raw); ok {
+			return rv, nil
+		}
+	}
 	obj, err := result.Get()
 	switch {
 	case err == nil:

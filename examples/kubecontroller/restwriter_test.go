@@ -1,6 +1,7 @@
 package kubecontroller
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,6 +16,9 @@ import (
 	"github.com/clonecore/cloneset/requests"
 	"github.com/go-logr/logr"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -27,7 +31,8 @@ type seenRequest struct {
 	method, path, contentType, accept, body string
 }
 
-// fakeWriteServer answers every request with answer (status and JSON body)
+// fakeWriteServer answers every request with answer (status and JSON body,
+// or protobuf when it starts with the protobuf serializer's prefix)
 // and records what it received; the test's end stops it.
 func fakeWriteServer(t *testing.T, answer func(r seenRequest) (int, string)) (*RESTWriter, func() []seenRequest) {
 	t.Helper()
@@ -41,6 +46,9 @@ func fakeWriteServer(t *testing.T, answer func(r seenRequest) (int, string)) (*R
 		mu.Unlock()
 		code, out := answer(req)
 		w.Header().Set("Content-Type", "application/json")
+		if strings.HasPrefix(out, "k8s\x00") {
+			w.Header().Set("Content-Type", "application/vnd.kubernetes.protobuf")
+		}
 		w.WriteHeader(code)
 		fmt.Fprint(w, out)
 	}))
@@ -141,6 +149,28 @@ func TestRESTWriterReadsAWholeObjectAnswer(t *testing.T) {
 		PatchType: requests.PatchStrategicMerge}, CloneSetV1beta1, []byte(`{}`))
 	if err != nil || rv != "9" {
 		t.Fatalf("resourceVersion %q, %v; want 9", rv, err)
+	}
+}
+
+// TestRESTWriterReadsAProtobufAnswer: the API server's answer as it sends
+// it, the metadata in protobuf (managedFields included), gives the
+// resourceVersion.
+func TestRESTWriterReadsAProtobufAnswer(t *testing.T) {
+	scheme := runtime.NewScheme()
+	if err := metav1.AddMetaToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	var answer bytes.Buffer
+	obj := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "PartialObjectMetadata"},
+		ObjectMeta: metav1.ObjectMeta{Name: "web-b", ResourceVersion: "77", ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "clonesetcontroller"}}}}
+	if err := protobuf.NewSerializer(scheme, scheme).Encode(obj, &answer); err != nil {
+		t.Fatal(err)
+	}
+	w, _ := fakeWriteServer(t, func(seenRequest) (int, string) { return 200, answer.String() })
+	rv, err := w.patch(context.Background(), requests.Request{Verb: requests.VerbPatch, Resource: requests.ResourcePods, Namespace: "default", Name: "web-b",
+		PatchType: requests.PatchStrategicMerge}, CloneSetV1beta1, []byte(`{}`))
+	if err != nil || rv != "77" {
+		t.Fatalf("resourceVersion %q, %v; want 77", rv, err)
 	}
 }
 

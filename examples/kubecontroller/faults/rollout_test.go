@@ -517,7 +517,7 @@ func TestRollout100Pods(t *testing.T) {
 // $CLONESET_BENCH_CONTROLLERS picks the controllers ("clonesetcontroller",
 // "kruise", or both, the default, comma-separated);
 // $CLONESET_BENCH_OWN_ARGS adds flags to the project's controller (e.g.
-// --kube-api-http2=false); $CLONESET_BENCH_PROFILE_DIR, when set, gets CPU
+// --kube-api-http2); $CLONESET_BENCH_PROFILE_DIR, when set, gets CPU
 // profiles of each controller through the rollout and a heap profile at
 // its end (profile). Each iteration is a whole comparison; run it with
 // -benchtime=1x (scripts/bench-controlplane.sh does).

@@ -169,8 +169,8 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	fs.StringVar(&o.pprofBindAddress, "pprof-bind-address", "", `the address of the net/http/pprof endpoints (/debug/pprof/), e.g. "127.0.0.1:6060" (default: off)`)
 	fs.Float64Var(&o.kubeAPIQPS, "kube-api-qps", 0, "the client's requests per second to the API server (default 0: no client-side rate limit, the API server's priority and fairness applies)")
 	fs.IntVar(&o.kubeAPIBurst, "kube-api-burst", 0, "the client's burst above --kube-api-qps (default 0: client-go's, 10; needs --kube-api-qps)")
-	fs.BoolVar(&o.kubeAPIHTTP2, "kube-api-http2", true, "send the requests (writes, reads, discovery) over HTTP/2, on one connection; false: HTTP/1.1, and the watches too")
-	fs.BoolVar(&o.kubeAPIWatchHTTP2, "kube-api-watch-http2", false, "read the informers' lists and watches over HTTP/2 too (default false: HTTP/1.1, a connection per watch read by its own goroutine, about a tenth of the controller's CPU less; TCP keep-alives find a dead connection within 30 s, as HTTP/2's health checks do)")
+	fs.BoolVar(&o.kubeAPIHTTP2, "kube-api-http2", false, "send the writes, reads and discovery over HTTP/2, on one connection (default false: HTTP/1.1, a kept-alive connection per request in flight, which costs the controller about a seventh less CPU in a rollout; TCP keep-alives find a dead connection within 30 s, as HTTP/2's health checks do)")
+	fs.BoolVar(&o.kubeAPIWatchHTTP2, "kube-api-watch-http2", false, "read the informers' lists and watches over HTTP/2, on one connection (default false: HTTP/1.1, a connection per watch read by its own goroutine, about a tenth of the controller's CPU less; TCP keep-alives as for --kube-api-http2)")
 	fs.BoolVar(&o.kubeAPICompression, "kube-api-compression", false, "ask the API server for gzip-compressed responses and watch streams (default off: the controller runs next to its API server, where compressing every watch event costs both sides CPU and saves nothing)")
 	w := &o.webhooks
 	fs.BoolVar(&w.enabled, "enable-webhooks", true, "serve the CloneSet mutating, validating and conversion webhooks and the pod webhook (false: they are served elsewhere; default false with --dry-run)")
@@ -338,7 +338,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	log.Info("starting", "apiServer", cfg.Host, "serverVersion", serverVersion, "serverVersionFrom", source,
 		"cloneSetVersion", o.cloneSetVersion, "namespace", o.namespace, "workers", o.workers, "dryRun", o.dryRun, "leaderElect", o.leaderElect,
 		"kubeAPIQPS", cfg.QPS, "kubeAPIBurst", cfg.Burst, "kubeAPICompression", o.kubeAPICompression,
-		"kubeAPIHTTP2", o.kubeAPIHTTP2, "kubeAPIWatchHTTP2", o.kubeAPIWatchHTTP2 && o.kubeAPIHTTP2, "webhooks", o.webhooks.enabled, "featureGates", o.featureGates)
+		"kubeAPIHTTP2", o.kubeAPIHTTP2, "kubeAPIWatchHTTP2", o.kubeAPIWatchHTTP2, "webhooks", o.webhooks.enabled, "featureGates", o.featureGates)
 
 	controllerGates, webhookGates, _ := parseGates(o.featureGates) // checked by parseFlags
 	var hooks *webhook.Server
@@ -416,9 +416,16 @@ func restConfig(path string) (*rest.Config, error) {
 	return cfg, nil
 }
 
-// clientConfig is the client's configuration: the cluster of restConfig,
-// the rate limit of --kube-api-qps and --kube-api-burst, compression as
-// --kube-api-compression says.
+// clientConfig is the client's configuration for every request but the
+// informers' (cacheClientConfig): the cluster of restConfig, the rate limit
+// of --kube-api-qps and --kube-api-burst, compression as
+// --kube-api-compression says, HTTP/1.1 with http1KeepAlive unless
+// --kube-api-http2. Over HTTP/2 the requests share one connection, whose
+// read loop takes every answer and hands it to the request's goroutine,
+// and each request's headers are encoded (HPACK) and framed on their own;
+// over HTTP/1.1 a request has a connection to itself while it is in flight,
+// taken from and put back in the transport's pool: a rollout's writes cost
+// the controller about a seventh less CPU (docs/performance.md).
 func clientConfig(o options) (*rest.Config, error) {
 	cfg, err := restConfig(o.kubeconfig)
 	if err != nil {
@@ -427,36 +434,45 @@ func clientConfig(o options) (*rest.Config, error) {
 	setRateLimit(cfg, o.kubeAPIQPS, o.kubeAPIBurst)
 	cfg.DisableCompression = !o.kubeAPICompression
 	if !o.kubeAPIHTTP2 {
-		cfg.NextProtos = []string{"http/1.1"}
+		useHTTP1(cfg)
 	}
 	return cfg, nil
 }
 
-// watchKeepAlive is how the connections of the informers' lists and watches
-// over HTTP/1.1 find a dead API server: a connection idle for 15 s is
-// probed every 5 s and closed after 3 probes go unanswered, 30 s after its
-// last byte, the reflector then lists and watches again (over HTTP/2,
-// client-go's health check pings a connection idle for 30 s and closes it
-// 15 s later).
-var watchKeepAlive = net.KeepAliveConfig{Enable: true, Idle: 15 * time.Second, Interval: 5 * time.Second, Count: 3}
+// http1KeepAlive is how the client's connections over HTTP/1.1 find a dead
+// API server: a connection idle for 15 s is probed every 5 s and closed
+// after 3 probes go unanswered, 30 s after its last byte; a watch's
+// reflector then lists and watches again, a write in flight fails and is
+// sent again by the next round (over HTTP/2, client-go's health check pings
+// a connection idle for 30 s and closes it 15 s later).
+var http1KeepAlive = net.KeepAliveConfig{Enable: true, Idle: 15 * time.Second, Interval: 5 * time.Second, Count: 3}
+
+// useHTTP1 makes cfg's client talk HTTP/1.1, its connections dialed with
+// http1KeepAlive.
+func useHTTP1(cfg *rest.Config) {
+	cfg.NextProtos = []string{"http/1.1"}
+	dialer := &net.Dialer{Timeout: 30 * time.Second, KeepAliveConfig: http1KeepAlive}
+	cfg.Dial = dialer.DialContext
+}
 
 // cacheClientConfig is the configuration of the manager cache's client, the
 // one the informers list and watch with: cfg's, the managedFields of the
 // pods, claims, revisions and nodes dropped from the protobuf watch events
 // and lists before client-go decodes them (wiretrim), over HTTP/1.1 with
-// watchKeepAlive unless --kube-api-watch-http2 (a watch over HTTP/1.1 is
+// http1KeepAlive unless --kube-api-watch-http2 (a watch over HTTP/1.1 is
 // read straight off its own connection by the watch's goroutine; over
 // HTTP/2 every frame of every watch goes through the connection's read loop
 // and is handed to the watch's goroutine, which measured about a tenth of
-// the controller's CPU in a rollout).
+// the controller's CPU in a rollout). The protocol of the watches is chosen
+// apart from the other requests' (--kube-api-http2).
 func cacheClientConfig(cfg *rest.Config, o options) *rest.Config {
 	c := rest.CopyConfig(cfg)
 	// What TrimForCache drops after the decode is dropped before it.
 	c.Wrap(wiretrim.WrapTransport)
-	if !o.kubeAPIWatchHTTP2 {
-		c.NextProtos = []string{"http/1.1"}
-		dialer := &net.Dialer{Timeout: 30 * time.Second, KeepAliveConfig: watchKeepAlive}
-		c.Dial = dialer.DialContext
+	if o.kubeAPIWatchHTTP2 {
+		c.NextProtos, c.Dial = nil, nil
+	} else {
+		useHTTP1(c)
 	}
 	return c
 }

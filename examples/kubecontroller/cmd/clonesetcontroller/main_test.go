@@ -46,7 +46,6 @@ func TestFlagDefaults(t *testing.T) {
 		retryPeriod:            2 * time.Second,
 		metricsBindAddress:     "0",
 		healthProbeBindAddress: ":8081",
-		kubeAPIHTTP2:           true,
 		concurrentBatchCreates: true,
 		maxConcurrentCreates:   32,
 		webhooks:               defaultWebhooks,
@@ -76,7 +75,7 @@ func TestFlagsParse(t *testing.T) {
 		"--webhook-port", "10443", "--webhook-bind-host", "127.0.0.1", "--webhook-namespace", "ops", "--webhook-service-name", "hooks",
 		"--webhook-secret-name", "certs", "--webhook-url-host", "127.0.0.1:8443", "--webhook-ca-validity", "2h", "--webhook-cert-validity", "30m",
 		"--feature-gates", "ResourcesDeletionProtection=true", "--concurrent-batch-creates=false",
-		"--max-concurrent-creates", "8", "--kube-api-watch-http2",
+		"--max-concurrent-creates", "8", "--kube-api-watch-http2", "--kube-api-http2",
 	}, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
@@ -221,8 +220,8 @@ func TestCompression(t *testing.T) {
 	}
 }
 
-// TestHTTP2: the client talks HTTP/2 to a server that offers it, and
-// HTTP/1.1 with --kube-api-http2=false.
+// TestHTTP2: the client talks HTTP/1.1 to a server that offers HTTP/2 too,
+// and HTTP/2 with --kube-api-http2.
 func TestHTTP2(t *testing.T) {
 	for _, http2 := range []bool{true, false} {
 		_, proto := seenRequest(t, fmt.Sprintf("--kube-api-http2=%t", http2))
@@ -251,18 +250,18 @@ func bothClients(t *testing.T, url string, args ...string) []namedConfig {
 }
 
 // TestWatchesOverHTTP1: the informers list and watch over HTTP/1.1 unless
-// --kube-api-watch-http2 (and --kube-api-http2) say HTTP/2; the other
-// requests follow --kube-api-http2 alone.
+// --kube-api-watch-http2 says HTTP/2; the other requests follow
+// --kube-api-http2 alone.
 func TestWatchesOverHTTP1(t *testing.T) {
 	for _, tc := range []struct {
 		flags      []string
 		wantWatch  int
 		wantOthers int
 	}{
-		{nil, 1, 2},
-		{[]string{"--kube-api-watch-http2"}, 2, 2},
-		{[]string{"--kube-api-http2=false"}, 1, 1},
-		{[]string{"--kube-api-http2=false", "--kube-api-watch-http2"}, 1, 1},
+		{nil, 1, 1},
+		{[]string{"--kube-api-watch-http2"}, 2, 1},
+		{[]string{"--kube-api-http2"}, 1, 2},
+		{[]string{"--kube-api-http2", "--kube-api-watch-http2"}, 2, 2},
 	} {
 		var proto int
 		s := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -333,12 +332,12 @@ func protobufSerializer(t *testing.T) runtime.Serializer {
 	return nil
 }
 
-// TestWatchKeepAliveFindsADeadConnectionWithin30s: an idle connection of
-// the informers is closed when its peer is silent for 30 s at most (the
+// TestWatchKeepAliveFindsADeadConnectionWithin30s: an idle connection over
+// HTTP/1.1 (the informers', the other requests') is closed when its peer is silent for 30 s at most (the
 // idle time, then every probe unanswered), no later than HTTP/2's health
 // check would.
 func TestWatchKeepAliveFindsADeadConnectionWithin30s(t *testing.T) {
-	k := watchKeepAlive
+	k := http1KeepAlive
 	if !k.Enable || k.Idle <= 0 || k.Interval <= 0 || k.Count <= 0 {
 		t.Fatalf("keep-alives %+v: want every setting given", k)
 	}
