@@ -26,6 +26,11 @@ import (
 // objects pass as they are. It trims the object it is given, in place (the
 // informer's own, just decoded), and is idempotent.
 //
+// The binary's cache client drops part of it before the decode
+// (wiretrim.WrapTransport: the managedFields, a node's spec and status, the
+// fields of a pod's spec and status kept here by none): a field kept here
+// must be kept there too (TestWireTrimDropsOnlyWhatTrimForCacheDrops).
+//
 // TestTrimKeepsWhatTheReconcilerReads checks it on objects with every field
 // set: Scenario's conversions, the expectations' view, the owner index and
 // the event handlers give the same with and without the trim. Code that

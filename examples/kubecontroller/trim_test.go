@@ -1,13 +1,19 @@
 package kubecontroller
 
 import (
+	"bytes"
+	"context"
 	"fmt"
-	"github.com/clonecore/cloneset/model"
+	"io"
+	"net/http"
 	"reflect"
 	"testing"
 	"time"
 
+	"github.com/clonecore/cloneset/examples/kubecontroller/wiretrim"
 	"github.com/clonecore/cloneset/expectations"
+	"github.com/clonecore/cloneset/model"
+	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -15,6 +21,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -240,3 +249,81 @@ func TestTrimKeepsWhatTheReconcilerReads(t *testing.T) {
 		t.Errorf("another kind: %v %v", out, err)
 	}
 }
+
+// TestWireTrimDropsOnlyWhatTrimForCacheDrops: a pod list with every field
+// set, read through wiretrim's transport (which drops a pod's fields
+// before the decode) and without, gives the same pods once TrimForCache
+// has trimmed both: what the binary's cache client drops on the wire is
+// dropped by the cache's transform anyway.
+func TestWireTrimDropsOnlyWhatTrimForCacheDrops(t *testing.T) {
+	f := &filler{}
+	list := &corev1.PodList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "PodList"}}
+	for range 3 {
+		list.Items = append(list.Items, *filled[corev1.Pod](f))
+	}
+	var info runtime.SerializerInfo
+	for _, i := range clientgoscheme.Codecs.SupportedMediaTypes() {
+		if i.MediaType == runtime.ContentTypeProtobuf {
+			info = i
+		}
+	}
+	if info.Serializer == nil {
+		t.Fatal("client-go's scheme has no protobuf serializer")
+	}
+	var body bytes.Buffer
+	if err := clientgoscheme.Codecs.EncoderForVersion(info.Serializer, corev1.SchemeGroupVersion).Encode(list, &body); err != nil {
+		t.Fatal(err)
+	}
+	server := roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		return &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {runtime.ContentTypeProtobuf}},
+			Body: io.NopCloser(bytes.NewReader(body.Bytes())), Request: req}, nil
+	})
+	read := func(rt http.RoundTripper) []corev1.Pod {
+		cs, err := kubernetes.NewForConfig(&rest.Config{Host: "http://apiserver", ContentConfig: rest.ContentConfig{ContentType: runtime.ContentTypeProtobuf},
+			WrapTransport: func(http.RoundTripper) http.RoundTripper { return rt }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := cs.CoreV1().Pods("").List(context.Background(), metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range got.Items {
+			if _, err := TrimForCache(&got.Items[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return got.Items
+	}
+	plain, wire := read(server), read(wiretrim.WrapTransport(server))
+	if len(plain) != len(list.Items) {
+		t.Fatalf("read %d pods, want %d", len(plain), len(list.Items))
+	}
+	if !reflect.DeepEqual(plain, wire) {
+		t.Errorf("the pods read through wiretrim differ once trimmed:\n%s", cmp.Diff(plain, wire))
+	}
+	if body.Len() == 0 || bytes.Equal(wiretrimmed(t, body.Bytes(), server), body.Bytes()) {
+		t.Error("wiretrim left the list as it was: nothing checked")
+	}
+}
+
+// wiretrimmed is body as wiretrim's transport passes it on.
+func wiretrimmed(t *testing.T, body []byte, server http.RoundTripper) []byte {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, "http://apiserver/api/v1/pods", nil)
+	resp, err := wiretrim.WrapTransport(server).RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// roundTripFunc is a RoundTripper of a function.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }

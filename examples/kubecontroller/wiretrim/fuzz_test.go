@@ -68,10 +68,10 @@ func checkRewrite(t *testing.T, in, out []byte, decode func([]byte) (string, run
 	if err != nil {
 		t.Fatalf("%q decodes (%T), rewritten as %q it does not: %v", in, inObj, out, err)
 	}
-	want := withoutManagedFields(inObj)
+	want := trimmedObject(inObj)
 	if items, err := meta.ExtractList(inObj); err == nil && meta.IsListType(inObj) {
 		for i := range items {
-			items[i] = withoutManagedFields(items[i])
+			items[i] = trimmedObject(items[i])
 		}
 		if err := meta.SetList(want, items); err != nil {
 			t.Fatal(err)

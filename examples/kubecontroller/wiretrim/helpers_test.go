@@ -253,15 +253,48 @@ func filled[T any](seed uint64) *T {
 	return &v
 }
 
-// withoutManagedFields is what the trim keeps of a decoded object: its
-// managedFields dropped, and of a node its spec and status too.
-func withoutManagedFields(obj runtime.Object) runtime.Object {
+// trimmedObject is what the trim keeps of a decoded object, written with
+// the types' Go fields: its managedFields dropped, of a node its spec and
+// status too, of a pod what podSpecKept and podStatusKept list.
+func trimmedObject(obj runtime.Object) runtime.Object {
 	obj = obj.DeepCopyObject()
 	if m, ok := obj.(metav1.Object); ok {
 		m.SetManagedFields(nil)
 	}
-	if n, ok := obj.(*corev1.Node); ok {
-		n.Spec, n.Status = corev1.NodeSpec{}, corev1.NodeStatus{}
+	switch o := obj.(type) {
+	case *corev1.Node:
+		o.Spec, o.Status = corev1.NodeSpec{}, corev1.NodeStatus{}
+	case *corev1.Pod:
+		trimmedPod(o)
 	}
 	return obj
+}
+
+// trimmedPod trims a pod's spec and status as the trim does.
+func trimmedPod(p *corev1.Pod) {
+	s, st := p.Spec, p.Status
+	for i, v := range s.Volumes {
+		s.Volumes[i] = corev1.Volume{Name: v.Name}
+	}
+	for i, c := range s.TopologySpreadConstraints {
+		s.TopologySpreadConstraints[i] = corev1.TopologySpreadConstraint{TopologyKey: c.TopologyKey}
+	}
+	containers := func(list []corev1.Container) {
+		for i, c := range list {
+			list[i] = corev1.Container{Name: c.Name, Image: c.Image, Env: c.Env, Resources: c.Resources, ResizePolicy: c.ResizePolicy, RestartPolicy: c.RestartPolicy}
+		}
+	}
+	statuses := func(list []corev1.ContainerStatus) {
+		for i, c := range list {
+			list[i] = corev1.ContainerStatus{Name: c.Name, Ready: c.Ready, RestartCount: c.RestartCount, Image: c.Image, ImageID: c.ImageID,
+				ContainerID: c.ContainerID, Resources: c.Resources}
+		}
+	}
+	containers(s.Containers)
+	containers(s.InitContainers)
+	statuses(st.ContainerStatuses)
+	statuses(st.InitContainerStatuses)
+	p.Spec = corev1.PodSpec{Volumes: s.Volumes, Containers: s.Containers, RestartPolicy: s.RestartPolicy, ActiveDeadlineSeconds: s.ActiveDeadlineSeconds,
+		NodeName: s.NodeName, InitContainers: s.InitContainers, ReadinessGates: s.ReadinessGates, TopologySpreadConstraints: s.TopologySpreadConstraints}
+	p.Status = corev1.PodStatus{Phase: st.Phase, Conditions: st.Conditions, ContainerStatuses: st.ContainerStatuses, InitContainerStatuses: st.InitContainerStatuses}
 }

@@ -137,7 +137,7 @@ func TestWatchAndListLoseManagedFieldsOnly(t *testing.T) {
 					if m, ok := want[i].Object.(metav1.Object); ok && i != 2 && len(m.GetManagedFields()) == 0 {
 						t.Fatalf("event %d has no managedFields to drop", i)
 					}
-					want[i].Object = withoutManagedFields(want[i].Object)
+					want[i].Object = trimmedObject(want[i].Object)
 				}
 				if !reflect.DeepEqual(want, got) {
 					t.Fatalf("watch events through the transport (-want +got):\n%s", cmp.Diff(want, got))
@@ -159,7 +159,7 @@ func TestWatchAndListLoseManagedFieldsOnly(t *testing.T) {
 					if len(o.(metav1.Object).GetManagedFields()) == 0 {
 						t.Fatalf("item %d has no managedFields to drop", i)
 					}
-					wantItems[i] = withoutManagedFields(o)
+					wantItems[i] = trimmedObject(o)
 				}
 				if err := meta.SetList(wantList, wantItems); err != nil {
 					t.Fatal(err)

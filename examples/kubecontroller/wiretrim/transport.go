@@ -1,9 +1,12 @@
 // Package wiretrim drops, from the protobuf bytes the API server sends an
 // informer, what the informer's cache would drop after decoding them: the
 // managedFields of pods, persistent volume claims, controller revisions and
-// nodes, and a node's spec and status. Decoding a pod costs about half as
-// much without its managedFields, which the scheduler, the kubelet and the
-// controller fill with most of its metadata.
+// nodes, a node's spec and status, and the parts of a pod's spec and status
+// that kubecontroller.TrimForCache does not keep. Decoding a pod costs
+// about half as much without its managedFields, which the scheduler, the
+// kubelet and the controller fill with most of its metadata, and less again
+// without its service account volume, tolerations, probes and container
+// states.
 //
 // WrapTransport wraps the transport of the client an informer (a manager's
 // cache) lists and watches with, as a rest.Config's WrapTransport. It
@@ -19,21 +22,30 @@
 //
 // In an object of kind Pod, PersistentVolumeClaim, Node (v1) or
 // ControllerRevision (apps/v1), it removes every metadata.managedFields
-// entry (ObjectMeta field 17) and, of a Node, its spec and status (fields 2
-// and 3), and rewrites the lengths around them. Every other byte is left as
-// it is and in its order: unknown fields, other kinds (a Status of an ERROR
-// event, a BOOKMARK whose object has no managedFields), other content types
-// (JSON, CBOR), compressed bodies, single objects (a GET of one node must
-// keep its spec), error responses, requests other than GET.
+// entry (ObjectMeta field 17), of a Node its spec and status (fields 2
+// and 3), of a Pod every field of its spec and status but those a pod's
+// cache keeps (podSpecKept, podStatusKept: the node, the restart policy,
+// the readiness gates, the volumes' names, the topology spread keys, the
+// active deadline, of each container its name, image, environment,
+// resources, resize and restart policies; the phase, the conditions and of
+// each container status its name, readiness, restart count, image, image
+// id, container id and resources), and rewrites the lengths around them.
+// Every other byte is left as it is and in its order: unknown fields
+// (but in a pod's spec and status, which keep only the fields listed),
+// other kinds (a Status of an ERROR event, a BOOKMARK whose object has no
+// managedFields), other content types (JSON, CBOR), compressed bodies,
+// single objects (a GET of one node must keep its spec), error responses,
+// requests other than GET.
 //
 // It is safe by construction: it walks the wire format of the messages on
 // the way to the object (the watch event, the Unknown and its TypeMeta,
-// the object's top-level fields, its ObjectMeta's) and an object, frame or
-// list where any of them does not parse, or has a field twice where once
-// is expected, is passed on unchanged, for the decoder downstream to
-// report as it would have. The bytes it drops are not checked: a
-// malformed managedFields entry that would have failed the decode no
-// longer does. It never buffers more than one frame, and a frame longer
+// the object's top-level fields, its ObjectMeta's, a pod's spec and status,
+// their containers, volumes, constraints and container statuses) and an
+// object, frame or list where any of them does not parse, or has a field
+// twice where once is expected, is passed on unchanged, for the decoder
+// downstream to report as it would have. The bytes it drops are not
+// checked: a malformed managedFields entry (or toleration, probe...) that
+// would have failed the decode no longer does. It never buffers more than one frame, and a frame longer
 // than MaxFrameBytes (client-go's streaming decoder refuses objects above
 // 16 MiB) is passed on as it comes, without being buffered whole.
 //

@@ -34,6 +34,9 @@ const (
 	dropManagedFields policy = iota + 1
 	// metadataOnly drops metadata.managedFields, spec and status.
 	metadataOnly
+	// podFields drops metadata.managedFields, and of the spec and status
+	// what a pod's cache does not keep (podSpecKept, podStatusKept).
+	podFields
 )
 
 // policyFor is the policy for an object or list of the kind an Unknown
@@ -42,9 +45,13 @@ func policyFor(apiVersion, kind []byte) (p policy, list bool) {
 	switch string(apiVersion) {
 	case "v1":
 		switch string(kind) {
-		case "Pod", "PersistentVolumeClaim":
+		case "Pod":
+			return podFields, false
+		case "PodList":
+			return podFields, true
+		case "PersistentVolumeClaim":
 			return dropManagedFields, false
-		case "PodList", "PersistentVolumeClaimList":
+		case "PersistentVolumeClaimList":
 			return dropManagedFields, true
 		case "Node":
 			return metadataOnly, false
@@ -153,6 +160,15 @@ func (p policy) dropsField(f field) bool {
 	return p == metadataOnly && (f.num == nodeSpec || f.num == nodeStatus)
 }
 
+// trimsField is the message an object's policy trims its field f by, nil
+// when it keeps or drops it whole.
+func (p policy) trimsField(f field) message {
+	if p == podFields {
+		return podMessage(f)
+	}
+	return nil
+}
+
 // objectCut is how many bytes the policy removes from the object in
 // b[start:end], and how many of them its metadata loses inside; ok is false
 // when it is malformed or has its metadata twice.
@@ -175,6 +191,15 @@ func objectCut(b []byte, start, end int, p policy) (removed, metaInside int, ok 
 			removed += shrink(f, metaInside)
 		case p.dropsField(f):
 			removed += f.end - f.start
+		case p.trimsField(f) != nil:
+			if f.wire != wireBytes {
+				return 0, 0, false
+			}
+			inside, ok := messageCut(b, f.payload, f.end, p.trimsField(f))
+			if !ok {
+				return 0, 0, false
+			}
+			removed += shrink(f, inside)
 		}
 		i = f.end
 	}
@@ -195,6 +220,12 @@ func writeObject(c *compactor, end int, p policy, metaInside int) {
 		case p.dropsField(f):
 			c.keep(f.start)
 			c.cut(f.end)
+		case p.trimsField(f) != nil:
+			sub := p.trimsField(f)
+			if inside, _ := messageCut(c.buf, f.payload, f.end, sub); inside > 0 {
+				c.length(f, f.payloadLen()-inside)
+				writeMessage(c, f.end, sub)
+			}
 		}
 		i = f.end
 	}
