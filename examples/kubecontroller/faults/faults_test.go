@@ -204,6 +204,82 @@ func (e *env) settleScaleOut(px *proxy, armed *bool) {
 	e.pods.setBudget(scaleOut.name, budget{maxActive: scaledOutReplicas, minReady: scaleOut.replicas - scaleOut.maxUnavailable})
 }
 
+// batchProxy is the proxy of the first process in the tests that kill the
+// controller in the middle of the scale-out's batch of 4: once armed (the
+// CloneSet settled) it counts the pod creates, records those of the batch
+// of 4 (creates 4 to 7, in the order they reach it), and gives one create
+// a verdict of the test's, until released.
+type batchProxy struct {
+	px       *proxy
+	armed    bool       // under px.mu
+	batchOf4 []*proxied // under px.mu
+	held     chan string
+	release  func()
+}
+
+// startBatchProxy starts a batchProxy that gives the n-th pod create the
+// verdict heldVerdict makes of the release channel; the test's end
+// releases it (a held request would keep the proxy from closing).
+func (e *env) startBatchProxy(n int, heldVerdict func(release chan struct{}) verdict) *batchProxy {
+	b := &batchProxy{held: make(chan string, 1)}
+	releaseCh := make(chan struct{})
+	var once sync.Once
+	b.release = func() { once.Do(func() { close(releaseCh) }) }
+	creates := 0
+	b.px = e.startProxy(1, func(pr *proxied) verdict {
+		if !b.armed || !isPodCreate(pr) {
+			return verdict{}
+		}
+		creates++
+		if creates >= 4 && creates <= 7 {
+			b.batchOf4 = append(b.batchOf4, pr)
+		}
+		if creates == n {
+			b.held <- pr.Name
+			return heldVerdict(releaseCh)
+		}
+		return verdict{}
+	})
+	// Cleanups run last registered first: released before the proxy closes.
+	e.t.Cleanup(b.release)
+	return b
+}
+
+// heldCreate waits for the create the proxy holds and returns its pod's
+// name.
+func (b *batchProxy) heldCreate(t *testing.T) string {
+	t.Helper()
+	select {
+	case name := <-b.held:
+		return name
+	case <-time.After(convergeTimeout):
+		t.Fatal("the proxy held no create")
+		return ""
+	}
+}
+
+// waitLanded waits until want creates of the batch of 4, other than the
+// pod except (none when empty), were answered 201 Created by the API
+// server, and returns their pods' names.
+func (b *batchProxy) waitLanded(t *testing.T, want int, except string) []string {
+	t.Helper()
+	var landed []string
+	for deadline := time.Now().Add(30 * time.Second); len(landed) < want; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d creates of the batch of 4 landed (%v; the create of pod %q held), want %d: the binary did not send the batch concurrently", len(landed), landed, except, want)
+		}
+		landed = landed[:0]
+		b.px.mu.Lock()
+		for _, pr := range b.batchOf4 {
+			if pr.Name != except && pr.Upstream == http.StatusCreated {
+				landed = append(landed, pr.Name)
+			}
+		}
+		b.px.mu.Unlock()
+	}
+	return landed
+}
+
 // TestFaultControllerKilled: the controller killed (SIGKILL) in the middle
 // of a slow-start batch of creates and started again: the new process has
 // no expectations from before; its cache syncs before its first reconcile
@@ -217,58 +293,18 @@ func (e *env) settleScaleOut(px *proxy, armed *bool) {
 func TestFaultControllerKilled(t *testing.T) {
 	cp := sharedControlPlane(t)
 	e := newEnv(t, cp)
-	release := make(chan struct{})
-	var releaseOnce sync.Once
-	releaseHeld := func() { releaseOnce.Do(func() { close(release) }) }
-	held := make(chan string, 1)
-	creates := 0
-	var batchOf4 []*proxied // the pod creates of the batch of 4, as they reached the proxy (under px.mu)
-	var settled bool
-	px := e.startProxy(1, func(pr *proxied) verdict {
-		if !settled || !isPodCreate(pr) {
-			return verdict{}
-		}
-		creates++
-		if creates >= 4 && creates <= 7 {
-			batchOf4 = append(batchOf4, pr)
-		}
-		if creates == 7 {
-			held <- pr.Name
-			return verdict{holdAnswer: release}
-		}
-		return verdict{}
-	})
-	// A held request would keep the proxy from closing: released first
-	// (cleanups run last registered first) when the test ends early.
-	t.Cleanup(releaseHeld)
-	first := e.startController("controller-1", px.identity(e.identity(1)))
-	e.settleScaleOut(px, &settled)
+	b := e.startBatchProxy(7, func(release chan struct{}) verdict { return verdict{holdAnswer: release} })
+	first := e.startController("controller-1", b.px.identity(e.identity(1)))
+	e.settleScaleOut(b.px, &b.armed)
 	start := time.Now()
 	e.setReplicas(scaleOut.name, scaledOutReplicas)
-	var name string
-	select {
-	case name = <-held:
-	case <-time.After(convergeTimeout):
-		t.Fatal("the proxy held no create")
-	}
-	var landed []string
-	for deadline := time.Now().Add(30 * time.Second); len(landed) < 4; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("while the answer to the create of pod %s was held, %d creates of its batch of 4 landed (%v), want 4", name, len(landed), landed)
-		}
-		landed = landed[:0]
-		px.mu.Lock()
-		for _, pr := range batchOf4 {
-			if pr.Upstream == http.StatusCreated {
-				landed = append(landed, pr.Name)
-			}
-		}
-		px.mu.Unlock()
-	}
+	name := b.heldCreate(t)
+	// All four land, the held one too: only its answer is kept.
+	landed := b.waitLanded(t, 4, "")
 	if err := first.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	releaseHeld()
+	b.release()
 	// The watch shows the batch of 4 complete before the new process starts.
 	want := scaleOut.replicas + 1 + 2 + 4
 	killedAt := e.pods.snapshot(scaleOut.name)
@@ -305,55 +341,15 @@ func TestFaultControllerKilled(t *testing.T) {
 func TestFaultControllerKilledWriteInFlight(t *testing.T) {
 	cp := sharedControlPlane(t)
 	e := newEnv(t, cp)
-	release := make(chan struct{})
-	var releaseOnce sync.Once
-	releaseHeld := func() { releaseOnce.Do(func() { close(release) }) }
-	held := make(chan string, 1)
-	creates := 0
-	var batchOf4 []*proxied // the pod creates of the batch of 4, as they reached the proxy (under px.mu)
-	var settled bool
-	px := e.startProxy(1, func(pr *proxied) verdict {
-		if !settled || !isPodCreate(pr) {
-			return verdict{}
-		}
-		creates++
-		if creates >= 4 && creates <= 7 {
-			batchOf4 = append(batchOf4, pr)
-		}
-		if creates == 5 {
-			held <- pr.Name
-			return verdict{hold: release}
-		}
-		return verdict{}
-	})
-	// A held request would keep the proxy from closing: released first
-	// (cleanups run last registered first) when the test ends early.
-	t.Cleanup(releaseHeld)
+	b := e.startBatchProxy(5, func(release chan struct{}) verdict { return verdict{hold: release} })
+	px := b.px
 	first := e.startController("controller-1", px.identity(e.identity(1)))
-	e.settleScaleOut(px, &settled)
+	e.settleScaleOut(px, &b.armed)
 	start := time.Now()
 	e.setReplicas(scaleOut.name, scaledOutReplicas)
-	var name string
-	select {
-	case name = <-held:
-	case <-time.After(convergeTimeout):
-		t.Fatal("the proxy held no create")
-	}
+	name := b.heldCreate(t)
 	// The other creates of the batch go on while one is held, and land.
-	var landed []string
-	for deadline := time.Now().Add(30 * time.Second); len(landed) < 3; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("while the create of pod %s was held, %d other creates of its batch of 4 landed (%v), want 3: the binary did not send the batch concurrently", name, len(landed), landed)
-		}
-		landed = landed[:0]
-		px.mu.Lock()
-		for _, pr := range batchOf4 {
-			if pr.Name != name && pr.Upstream == http.StatusCreated {
-				landed = append(landed, pr.Name)
-			}
-		}
-		px.mu.Unlock()
-	}
+	landed := b.waitLanded(t, 3, name)
 	if err := first.Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -377,7 +373,7 @@ func TestFaultControllerKilledWriteInFlight(t *testing.T) {
 	}
 	// From the release on, the dead process's create may add one pod.
 	e.pods.setBudget(scaleOut.name, budget{maxActive: scaledOutReplicas + 1, minReady: scaleOut.replicas - scaleOut.maxUnavailable})
-	releaseHeld()
+	b.release()
 	var late proxied
 	for deadline := time.Now().Add(10 * time.Second); late.Upstream == 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		for _, pr := range px.requests() {
