@@ -27,11 +27,11 @@ func ResourceVersion(body []byte) (resourceVersion string, ok bool) {
 	if !ok || string(kind) != "PartialObjectMetadata" {
 		return "", false
 	}
-	raw, haveRaw, ok := lastInMessages(b, 0, unknownRaw)
+	raw, haveRaw, ok := lastField(b, unknownRaw)
 	if !ok || !haveRaw {
 		return "", false
 	}
-	if encoding, _, ok := lastInMessages(b, 0, unknownEncoding); !ok || len(encoding) != 0 {
+	if encoding, _, ok := lastField(b, unknownEncoding); !ok || len(encoding) != 0 {
 		return "", false
 	}
 	rv, _, ok := lastInMessages(raw, objectMetadata, metaResourceVersion)
@@ -42,54 +42,48 @@ func ResourceVersion(body []byte) (resourceVersion string, ok bool) {
 }
 
 // lastInMessages is the payload of the last length-delimited field inner
-// of the message b (outer 0), or of the messages of b's fields outer taken
-// together (protobuf merges a message field given more than once), and
-// whether there is one; ok is false when the bytes walked do not parse, or
-// a field walked has another wire type.
+// of the messages of b's fields outer taken together (protobuf merges a
+// message field given more than once), and whether there is one; ok is
+// false when the bytes walked do not parse, or a field walked has another
+// wire type.
 func lastInMessages(b []byte, outer, inner uint64) (payload []byte, found, ok bool) {
-	if outer == 0 {
-		return lastField(b, inner)
-	}
-	for i := 0; i < len(b); {
-		f, ok := nextField(b, i)
-		if !ok {
-			return nil, false, false
-		}
-		i = f.end
-		if f.num != outer {
-			continue
-		}
-		if f.wire != wireBytes {
-			return nil, false, false
-		}
-		p, pFound, ok := lastField(b[f.payload:f.end], inner)
-		if !ok {
-			return nil, false, false
-		}
+	ok = eachBytesField(b, outer, func(m []byte) bool {
+		p, pFound, ok := lastField(m, inner)
 		if pFound {
 			payload, found = p, true
 		}
-	}
-	return payload, found, true
+		return ok
+	})
+	return payload, found, ok
 }
 
 // lastField is the payload of the last length-delimited field num of the
 // message b, and whether there is one; ok is false when b does not parse,
 // or num is there with another wire type.
 func lastField(b []byte, num uint64) (payload []byte, found, ok bool) {
+	ok = eachBytesField(b, num, func(p []byte) bool {
+		payload, found = p, true
+		return true
+	})
+	return payload, found, ok
+}
+
+// eachBytesField calls fn with the payload of each field num of the
+// message b, in order, while fn returns true; it returns false when b does
+// not parse, num is there with another wire type, or fn returned false.
+func eachBytesField(b []byte, num uint64, fn func(payload []byte) bool) bool {
 	for i := 0; i < len(b); {
 		f, ok := nextField(b, i)
 		if !ok {
-			return nil, false, false
+			return false
 		}
 		i = f.end
 		if f.num != num {
 			continue
 		}
-		if f.wire != wireBytes {
-			return nil, false, false
+		if f.wire != wireBytes || !fn(b[f.payload:f.end]) {
+			return false
 		}
-		payload, found = b[f.payload:f.end], true
 	}
-	return payload, found, true
+	return true
 }
