@@ -3,6 +3,7 @@ package kubecontroller
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -112,21 +113,35 @@ func (s *podSource) Start(ctx context.Context, queue workqueue.TypedRateLimiting
 // informer holds already.
 func (p *PodEvents) subscribe(ctx context.Context, sub *podSubscription) error {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	if p.informer == nil {
 		inf, err := p.cache.GetInformer(ctx, &corev1.Pod{}, cache.BlockUntilSynced(false))
 		if err != nil {
+			p.mu.Unlock()
 			return fmt.Errorf("the pod informer: %w", err)
 		}
+		// sub is subscribed before the handler is registered, and the
+		// lock released: an informer may hand the pods it holds to the
+		// handler before AddEventHandler returns (NewDirectInformer
+		// does), and the handler takes the lock. A subscription arriving
+		// meanwhile lists the informer's pods and gets them again from
+		// the handler, which enqueues once.
+		p.informer = inf
+		p.subs = append(p.subs, sub)
+		p.mu.Unlock()
 		if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerDetailedFuncs{
 			AddFunc: p.add, UpdateFunc: p.update, DeleteFunc: p.delete,
 		}); err != nil {
+			// (The informer has stopped: the cache stops.) The next
+			// subscription registers a handler again, for every one.
+			p.mu.Lock()
+			p.informer = nil
+			p.subs = slices.DeleteFunc(p.subs, func(s *podSubscription) bool { return s == sub })
+			p.mu.Unlock()
 			return fmt.Errorf("a handler on the pod informer: %w", err)
 		}
-		p.informer = inf
-		p.subs = append(p.subs, sub)
 		return nil
 	}
+	defer p.mu.Unlock()
 	// The informer delivers every change it stores after storing it, and
 	// its handler waits for p.mu: a pod changed before this list is in
 	// it, a change after reaches the new subscription too (perhaps twice,
