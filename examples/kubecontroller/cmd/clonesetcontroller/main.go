@@ -23,7 +23,6 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	goruntime "runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -100,7 +99,6 @@ type options struct {
 	kubeAPIHTTP2            bool
 	kubeAPIWatchHTTP2       bool
 	directInformers         bool
-	gomaxprocs              int
 	// featureGates are OpenKruise's feature gates, as its --feature-gates
 	// takes them (a string, so that options stay comparable: parseGates
 	// reads it).
@@ -173,7 +171,6 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	fs.Float64Var(&o.kubeAPIQPS, "kube-api-qps", 0, "the client's requests per second to the API server (default 0: no client-side rate limit, the API server's priority and fairness applies)")
 	fs.IntVar(&o.kubeAPIBurst, "kube-api-burst", 0, "the client's burst above --kube-api-qps (default 0: client-go's, 10; needs --kube-api-qps)")
 	fs.BoolVar(&o.kubeAPIHTTP2, "kube-api-http2", false, "send the writes, reads and discovery over HTTP/2, on one connection (default false: HTTP/1.1, a kept-alive connection per request in flight, which costs the controller about a seventh less CPU in a rollout; TCP keep-alives find a dead connection within 30 s, as HTTP/2's health checks do)")
-	fs.IntVar(&o.gomaxprocs, "gomaxprocs", 0, "the processors the controller's goroutines run on at once (runtime.GOMAXPROCS); 0: Go's default (the machine's, or the container's CPU limit)")
 	fs.BoolVar(&o.directInformers, "direct-informers", true, "keep the cache with informers whose reflector stores each watch event and hands it to the controllers on its own goroutine (kubecontroller.NewDirectInformer); false: client-go's shared informers, which pass each event through a queue and two goroutines more")
 	fs.BoolVar(&o.kubeAPIWatchHTTP2, "kube-api-watch-http2", false, "read the informers' lists and watches over HTTP/2, on one connection (default false: HTTP/1.1, a connection per watch read by its own goroutine, about a tenth of the controller's CPU less; TCP keep-alives as for --kube-api-http2)")
 	fs.BoolVar(&o.kubeAPICompression, "kube-api-compression", false, "ask the API server for gzip-compressed responses and watch streams (default off: the controller runs next to its API server, where compressing every watch event costs both sides CPU and saves nothing)")
@@ -207,9 +204,6 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	}
 	if o.workers < 1 {
 		return o, usageError("--workers %d: want 1 or more", o.workers)
-	}
-	if o.gomaxprocs < 0 {
-		return o, usageError("--gomaxprocs %d: want 0 (Go's default) or more", o.gomaxprocs)
 	}
 	if o.leaderElect && o.leaderElectionID == "" {
 		return o, usageError("--leader-elect needs a --leader-election-id")
@@ -319,9 +313,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if err != nil {
 		return err
-	}
-	if o.gomaxprocs > 0 {
-		goruntime.GOMAXPROCS(o.gomaxprocs)
 	}
 	logger := logr.FromSlogHandler(slog.NewTextHandler(stderr, nil))
 	ctrl.SetLogger(logger)

@@ -76,7 +76,7 @@ func TestFlagsParse(t *testing.T) {
 		"--webhook-port", "10443", "--webhook-bind-host", "127.0.0.1", "--webhook-namespace", "ops", "--webhook-service-name", "hooks",
 		"--webhook-secret-name", "certs", "--webhook-url-host", "127.0.0.1:8443", "--webhook-ca-validity", "2h", "--webhook-cert-validity", "30m",
 		"--feature-gates", "ResourcesDeletionProtection=true", "--concurrent-batch-creates=false",
-		"--max-concurrent-creates", "8", "--kube-api-watch-http2", "--kube-api-http2", "--direct-informers=false", "--gomaxprocs", "1",
+		"--max-concurrent-creates", "8", "--kube-api-watch-http2", "--kube-api-http2", "--direct-informers=false",
 	}, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +89,7 @@ func TestFlagsParse(t *testing.T) {
 		pprofBindAddress: "127.0.0.1:6060", kubeAPIQPS: 30, kubeAPIBurst: 50, kubeAPICompression: true,
 		webhooks: webhookOptions{enabled: true, port: 10443, bindHost: "127.0.0.1", namespace: "ops", serviceName: "hooks", secretName: "certs",
 			urlHost: "127.0.0.1:8443", caValidity: 2 * time.Hour, servingValidity: 30 * time.Minute},
-		featureGates: "ResourcesDeletionProtection=true", maxConcurrentCreates: 8, kubeAPIWatchHTTP2: true, gomaxprocs: 1,
+		featureGates: "ResourcesDeletionProtection=true", maxConcurrentCreates: 8, kubeAPIWatchHTTP2: true,
 	}
 	want.kubeAPIHTTP2 = true
 	if o != want {
@@ -113,7 +113,6 @@ func TestFlagErrors(t *testing.T) {
 	}{
 		{[]string{"--cloneset-version", "v1"}, "--cloneset-version"},
 		{[]string{"--workers", "0"}, "--workers"},
-		{[]string{"--gomaxprocs", "-1"}, "--gomaxprocs"},
 		{[]string{"--max-concurrent-creates", "-1"}, "--max-concurrent-creates"},
 		{[]string{"--leader-elect", "--leader-election-id", ""}, "--leader-election-id"},
 		{[]string{"--dry-run", "--leader-elect"}, "--dry-run and --leader-elect"},
@@ -151,7 +150,7 @@ func TestHelpListsEveryFlag(t *testing.T) {
 	}
 	for _, f := range []string{"kubeconfig", "namespace", "cloneset-version", "workers", "leader-elect", "leader-election-id",
 		"leader-election-namespace", "metrics-bind-address", "health-probe-bind-address", "dry-run", "server-version",
-		"pprof-bind-address", "kube-api-qps", "kube-api-burst", "kube-api-compression", "kube-api-http2", "kube-api-watch-http2", "direct-informers", "gomaxprocs",
+		"pprof-bind-address", "kube-api-qps", "kube-api-burst", "kube-api-compression", "kube-api-http2", "kube-api-watch-http2", "direct-informers",
 		"concurrent-batch-creates", "max-concurrent-creates", "enable-webhooks", "webhook-port", "webhook-bind-host", "webhook-cert-dir", "webhook-namespace", "webhook-service-name",
 		"webhook-secret-name", "webhook-url-host", "webhook-ca-validity", "webhook-cert-validity", "feature-gates"} {
 		if !strings.Contains(stdout.String(), "-"+f+" ") && !strings.Contains(stdout.String(), "-"+f+"\n") {
