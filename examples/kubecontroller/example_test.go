@@ -8,6 +8,7 @@ import (
 	"github.com/clonecore/cloneset/examples/kubecontroller"
 	"github.com/clonecore/cloneset/requests"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
@@ -53,4 +54,16 @@ func ExampleReconciler_SetupWithManager() {
 	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
 		panic(err)
 	}
+}
+
+// A manager whose cache's informers are direct ones, trimmed to what the
+// reconcilers read, as cmd/clonesetcontroller builds it.
+func ExampleNewDirectInformer() {
+	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
+		Cache: cache.Options{NewInformer: kubecontroller.NewDirectInformer, DefaultTransform: kubecontroller.TrimForCache},
+	})
+	if err != nil {
+		panic(err)
+	}
+	_ = mgr
 }
