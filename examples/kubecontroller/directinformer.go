@@ -88,14 +88,7 @@ type directRegistration struct {
 
 // HasSynced reports whether the handler got its events of the informer's
 // initial list (added later: of the objects held then).
-func (r *directRegistration) HasSynced() bool {
-	select {
-	case <-r.delivered:
-		return true
-	default:
-		return false
-	}
-}
+func (r *directRegistration) HasSynced() bool { return isClosed(r.delivered) }
 
 // HasSyncedChecker's Done closes when HasSynced becomes true.
 func (r *directRegistration) HasSyncedChecker() toolscache.DoneChecker {
@@ -196,9 +189,12 @@ func (d *directInformer) RunWithContext(ctx context.Context) {
 // HasSynced reports whether the indexer holds the initial list (the
 // handlers may still be getting it: a registration's HasSynced says when
 // one has), as client-go's informer's.
-func (d *directInformer) HasSynced() bool {
+func (d *directInformer) HasSynced() bool { return isClosed(d.synced) }
+
+// isClosed reports whether ch is closed.
+func isClosed(ch chan struct{}) bool {
 	select {
-	case <-d.synced:
+	case <-ch:
 		return true
 	default:
 		return false

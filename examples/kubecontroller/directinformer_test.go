@@ -102,16 +102,7 @@ func (s *scriptedPods) expire() {
 
 // informerLog is a ResourceEventHandler that writes down each event with
 // the objects' resourceVersions and the transform's mark.
-type informerLog struct {
-	mu     sync.Mutex
-	events []string
-}
-
-func (l *informerLog) record(format string, args ...any) {
-	l.mu.Lock()
-	l.events = append(l.events, fmt.Sprintf(format, args...))
-	l.mu.Unlock()
-}
+type informerLog struct{ podEventLog }
 
 func describePod(obj any) string {
 	if tomb, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
@@ -136,9 +127,7 @@ func (l *informerLog) phase(t *testing.T, from, n int) []string {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		l.mu.Lock()
-		got := slices.Clone(l.events)
-		l.mu.Unlock()
+		got := l.seen()
 		if len(got) >= n || time.Now().After(deadline) {
 			if len(got) != n {
 				t.Fatalf("%d events, want %d: %q", len(got), n, got)
