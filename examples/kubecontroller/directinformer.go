@@ -263,19 +263,14 @@ func (d *directInformer) transformed(obj any) (any, error) {
 
 // Add stores an object the watch added and hands it on (an update when
 // the key is held already). Part of the reflector's store.
-func (d *directInformer) Add(obj any) error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	obj, err := d.transformed(obj)
-	if err != nil {
-		return err
-	}
-	return d.upsertLocked(obj, false)
-}
+func (d *directInformer) Add(obj any) error { return d.upsert(obj) }
 
 // Update stores an object the watch changed and hands it on (an add when
 // the key is not held). Part of the reflector's store.
-func (d *directInformer) Update(obj any) error {
+func (d *directInformer) Update(obj any) error { return d.upsert(obj) }
+
+// upsert is Add and Update: the transform, then upsertLocked.
+func (d *directInformer) upsert(obj any) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	obj, err := d.transformed(obj)
