@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -19,6 +20,7 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 )
@@ -334,4 +336,34 @@ func (o syncingOneInformer) List(ctx context.Context, list client.ObjectList, op
 		return fmt.Errorf("the pod informer did not sync: %w", ctx.Err())
 	}
 	return o.oneInformer.List(ctx, list, opts...)
+}
+
+// TestPodEventsOnAStoppedInformer: a handler the informer refuses (it has
+// stopped) leaves PodEvents without the subscription and without the
+// informer, so that the next subscription registers a handler again; the
+// source's WaitForSync fails once the controller stops.
+func TestPodEventsOnAStoppedInformer(t *testing.T) {
+	src := newScriptedPods()
+	inf := NewDirectInformer(&toolscache.ListWatch{ListFunc: src.List, WatchFunc: src.Watch}, &corev1.Pod{}, 0, toolscache.Indexers{})
+	stopped, stop := context.WithCancel(t.Context())
+	stop()
+	inf.RunWithContext(stopped)
+	if !inf.IsStopped() {
+		t.Fatal("the informer did not stop")
+	}
+	events := NewPodEvents(oneInformer{pods: inf})
+	ctx, cancel := context.WithCancel(t.Context())
+	s := events.Source(handler.Funcs{})
+	if err := s.Start(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	time.AfterFunc(100*time.Millisecond, cancel)
+	if err := s.WaitForSync(t.Context()); err == nil || !strings.Contains(err.Error(), "a handler on the pod informer") {
+		t.Errorf("WaitForSync: %v, want the refused handler", err)
+	}
+	events.mu.RLock()
+	defer events.mu.RUnlock()
+	if events.informer != nil || len(events.subs) != 0 {
+		t.Errorf("after the refusal: informer %v, %d subscriptions, want none", events.informer, len(events.subs))
+	}
 }

@@ -132,10 +132,11 @@ func (p *PodEvents) subscribe(ctx context.Context, sub *podSubscription) error {
 			AddFunc: p.add, UpdateFunc: p.update, DeleteFunc: p.delete,
 		}); err != nil {
 			// (The informer has stopped: the cache stops.) The next
-			// subscription registers a handler again, for every one.
+			// subscription registers a handler again, for every one. A
+			// new slice: the handlers read the old one without the lock.
 			p.mu.Lock()
 			p.informer = nil
-			p.subs = slices.DeleteFunc(p.subs, func(s *podSubscription) bool { return s == sub })
+			p.subs = slices.DeleteFunc(slices.Clone(p.subs), func(s *podSubscription) bool { return s == sub })
 			p.mu.Unlock()
 			return fmt.Errorf("a handler on the pod informer: %w", err)
 		}
