@@ -25,7 +25,8 @@ import (
 // FIFO, pops it on a second goroutine that updates the indexer and passes
 // the change to a listener per handler, whose two goroutines hand it to the
 // handler: three hand-offs between goroutines and their allocations per
-// watch event, in a rollout a tenth of the controller's CPU. The direct
+// watch event (about 6 % of the controller's CPU in a rollout,
+// docs/performance.md). The direct
 // informer does the same work on the reflector's goroutine, in the same
 // order: the indexer holds the change before any handler sees it, and the
 // handlers see the changes one at a time in the order of the watch. The
@@ -40,9 +41,9 @@ import (
 // has synced once its indexer holds the first list, perhaps before the
 // handlers got it (so a handler may wait for a reader of the cache, which
 // waits for the sync); a registration's HasSynced says when its handler
-// has. A handler added after the informer started gets an add
-// event (isInInitialList true) for each object held, then every later
-// change, as client-go's does. Every handler resyncs with the informer's
+// has. A handler added after the first list gets an add event
+// (isInInitialList true) for each object held, then every later change,
+// as client-go's does. Every handler resyncs with the informer's
 // period (a handler's own ResyncPeriod is not honoured). The watch error
 // handler cannot be replaced (SetWatchErrorHandler returns an error): the
 // reflector logs the errors, as it does by default.
