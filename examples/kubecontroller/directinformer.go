@@ -73,9 +73,8 @@ type directInformer struct {
 	reflector *toolscache.Reflector // set when Run starts
 	listed    bool                  // the first Replace is done, handlers included
 
-	synced     chan struct{} // closed once the indexer holds the first list
-	syncedOnce sync.Once
-	stopped    atomic.Bool
+	synced  chan struct{} // closed once the indexer holds the first list
+	stopped atomic.Bool
 }
 
 // directRegistration is a handler's registration.
@@ -270,7 +269,8 @@ func (d *directInformer) Add(obj any) error { return d.upsert(obj) }
 // the key is not held). Part of the reflector's store.
 func (d *directInformer) Update(obj any) error { return d.upsert(obj) }
 
-// upsert is Add and Update: the transform, then upsertLocked.
+// upsert is Add and Update: it stores obj, transformed, and hands the
+// handlers an update of the object held under its key, or an add.
 func (d *directInformer) upsert(obj any) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -278,12 +278,6 @@ func (d *directInformer) upsert(obj any) error {
 	if err != nil {
 		return err
 	}
-	return d.upsertLocked(obj, false)
-}
-
-// upsertLocked stores obj (transformed) and hands the handlers an update
-// of the object held under its key, or an add.
-func (d *directInformer) upsertLocked(obj any, isInInitialList bool) error {
 	old, exists, err := d.indexer.Get(obj)
 	if err != nil {
 		return err
@@ -301,7 +295,7 @@ func (d *directInformer) upsertLocked(obj any, isInInitialList bool) error {
 		return err
 	}
 	for _, reg := range d.handlers {
-		reg.handler.OnAdd(obj, isInInitialList)
+		reg.handler.OnAdd(obj, false)
 	}
 	return nil
 }
@@ -363,14 +357,16 @@ func (d *directInformer) Replace(list []any, resourceVersion string) error {
 			gone = append(gone, toolscache.DeletedFinalStateUnknown{Key: key, Obj: old})
 		}
 	}
-	if err := d.indexer.Replace(append([]any(nil), list...), resourceVersion); err != nil {
+	if err := d.indexer.Replace(list, resourceVersion); err != nil { // read below, not changed
 		return err
 	}
 	// Synced once the indexer holds the list, before the handlers get it:
 	// a handler may wait for a reader of the indexer that waits for the
 	// sync (PodEvents's second subscription lists the cache, which waits
 	// for it, while holding the lock the first one's handler takes).
-	d.syncedOnce.Do(func() { close(d.synced) })
+	if initial {
+		close(d.synced)
+	}
 	for _, tomb := range gone {
 		for _, reg := range d.handlers {
 			reg.handler.OnDelete(tomb)
