@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -29,10 +30,29 @@ const cloneSetGroup = "apps.kruise.io"
 type enqueueControllingCloneSet struct{}
 
 // newOwnerHandler is the handler Owns would register, cheaper:
-// enqueueControllingCloneSet, its events of the informer's initial list and
-// its resyncs at low priority (as Owns' are).
+// enqueueControllingCloneSet, which asks for the reconciles of the
+// informer's initial list and of its resyncs (an update that leaves the
+// resourceVersion) at low priority, as Owns' handler does
+// (handler.WithLowPriorityWhenUnchanged does it too, but asks reflect
+// whether the object type is a client.Object on every event).
 func newOwnerHandler() handler.EventHandler {
-	return handler.WithLowPriorityWhenUnchanged[client.Object, reconcile.Request](enqueueControllingCloneSet{})
+	return enqueueControllingCloneSet{}
+}
+
+// lowPriority is the priority of the reconciles of the initial list and
+// of resyncs.
+var lowPriority = handler.LowPriority
+
+// enqueue asks q for req, at low priority when low is set and q is a
+// priority queue.
+func enqueue(q workqueue.TypedRateLimitingInterface[reconcile.Request], req reconcile.Request, low bool) {
+	if low {
+		if pq, ok := q.(priorityqueue.PriorityQueue[reconcile.Request]); ok {
+			pq.AddWithOpts(priorityqueue.AddOpts{Priority: &lowPriority}, req)
+			return
+		}
+	}
+	q.Add(req)
 }
 
 // controllingCloneSet returns the request for the CloneSet that controls
@@ -51,36 +71,39 @@ func controllingCloneSet(obj client.Object) (reconcile.Request, bool) {
 	return reconcile.Request{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: ref.Name}}, true
 }
 
-func (enqueueControllingCloneSet) add(obj client.Object, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+func (enqueueControllingCloneSet) add(obj client.Object, q workqueue.TypedRateLimitingInterface[reconcile.Request], low bool) {
 	if req, ok := controllingCloneSet(obj); ok {
-		q.Add(req)
+		enqueue(q, req, low)
 	}
 }
 
-// Create asks for a reconcile of the object's CloneSet.
+// Create asks for a reconcile of the object's CloneSet, at low priority
+// for an object of the informer's initial list.
 func (h enqueueControllingCloneSet) Create(_ context.Context, evt event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-	h.add(evt.Object, q)
+	h.add(evt.Object, q, evt.IsInInitialList)
 }
 
 // Update asks for a reconcile of the CloneSet of the old object and of the
-// new one's (once when they are the same).
+// new one's (once when they are the same), at low priority for a resync
+// (the same resourceVersion).
 func (h enqueueControllingCloneSet) Update(_ context.Context, evt event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 	oldReq, oldOK := controllingCloneSet(evt.ObjectOld)
 	newReq, newOK := controllingCloneSet(evt.ObjectNew)
+	low := evt.ObjectOld != nil && evt.ObjectNew != nil && evt.ObjectOld.GetResourceVersion() == evt.ObjectNew.GetResourceVersion()
 	if oldOK {
-		q.Add(oldReq)
+		enqueue(q, oldReq, low)
 	}
 	if newOK && (!oldOK || newReq != oldReq) {
-		q.Add(newReq)
+		enqueue(q, newReq, low)
 	}
 }
 
 // Delete asks for a reconcile of the object's CloneSet.
 func (h enqueueControllingCloneSet) Delete(_ context.Context, evt event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-	h.add(evt.Object, q)
+	h.add(evt.Object, q, false)
 }
 
 // Generic asks for a reconcile of the object's CloneSet.
 func (h enqueueControllingCloneSet) Generic(_ context.Context, evt event.GenericEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-	h.add(evt.Object, q)
+	h.add(evt.Object, q, false)
 }

@@ -3,6 +3,7 @@ package kubecontroller
 import (
 	"context"
 	"slices"
+	"strconv"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -14,6 +15,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	"pgregory.net/rapid"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -26,6 +28,38 @@ type recordingQueue struct {
 }
 
 func (q *recordingQueue) Add(r reconcile.Request) { q.added = append(q.added, r) }
+
+// recordingPriorityQueue is a priority queue that records each request
+// added with its priority ("default" when none is given).
+type recordingPriorityQueue struct {
+	workqueue.TypedRateLimitingInterface[reconcile.Request]
+	added []string
+}
+
+func (q *recordingPriorityQueue) Add(r reconcile.Request) {
+	q.AddWithOpts(priorityqueue.AddOpts{}, r)
+}
+
+func (q *recordingPriorityQueue) AddWithOpts(o priorityqueue.AddOpts, items ...reconcile.Request) {
+	prio := "default"
+	if o.Priority != nil {
+		prio = strconv.Itoa(*o.Priority)
+	}
+	for _, r := range items {
+		q.added = append(q.added, r.String()+" at "+prio)
+	}
+}
+
+func (q *recordingPriorityQueue) GetWithPriority() (reconcile.Request, int, bool) {
+	return reconcile.Request{}, 0, true
+}
+
+// sortedPriorities returns the requests and priorities sorted, each once.
+func sortedPriorities(added []string) []string {
+	out := slices.Clone(added)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
 
 // sortedUnique returns the requests sorted, each once (a queue holds a
 // request once).
@@ -117,13 +151,15 @@ func TestOwnerHandlerMatchesOwns(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		oldPod, newPod := genPod(t, "old"), genPod(t, "new")
 		newPod.Namespace = oldPod.Namespace
+		oldPod.ResourceVersion, newPod.ResourceVersion = "1", rapid.SampledFrom([]string{"1", "2"}).Draw(t, "new resourceVersion")
+		initialList := rapid.Bool().Draw(t, "in the initial list")
 		ctx := context.Background()
 		for _, ev := range []struct {
 			name string
 			send func(h handler.EventHandler, q workqueue.TypedRateLimitingInterface[reconcile.Request])
 		}{
 			{"create", func(h handler.EventHandler, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-				h.Create(ctx, event.CreateEvent{Object: newPod}, q)
+				h.Create(ctx, event.CreateEvent{Object: newPod, IsInInitialList: initialList}, q)
 			}},
 			{"update", func(h handler.EventHandler, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 				h.Update(ctx, event.UpdateEvent{ObjectOld: oldPod, ObjectNew: newPod}, q)
@@ -144,9 +180,62 @@ func TestOwnerHandlerMatchesOwns(t *testing.T) {
 			if len(got.added) != len(sortedUnique(got.added)) {
 				t.Fatalf("%s: the handler asked for a request twice: %v", ev.name, got.added)
 			}
+			// On a priority queue (a controller's, by default), at the same
+			// priorities: low for the initial list and resyncs.
+			var wantPrio, gotPrio recordingPriorityQueue
+			ev.send(owns, &wantPrio)
+			ev.send(ours, &gotPrio)
+			if w, g := sortedPriorities(wantPrio.added), sortedPriorities(gotPrio.added); !slices.Equal(w, g) {
+				t.Fatalf("%s: Owns asks a priority queue for %v, the handler for %v", ev.name, w, g)
+			}
 		}
 	})
 }
 
 // The handler's signatures are those of a handler.EventHandler.
 var _ handler.TypedEventHandler[client.Object, reconcile.Request] = enqueueControllingCloneSet{}
+
+// TestOwnerHandlerPriorities: the handler asks a priority queue for the
+// reconciles of the informer's initial list and of resyncs (an update that
+// keeps the resourceVersion, even one whose old object had no controller:
+// the case TestOwnerHandlerMatchesOwns found) at low priority, every
+// other at the queue's default, as Owns' handler does.
+func TestOwnerHandlerPriorities(t *testing.T) {
+	yes := true
+	owned := func(rv string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "p", ResourceVersion: rv,
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps.kruise.io/v1beta1", Kind: "CloneSet", Name: "web", Controller: &yes}}}}
+	}
+	orphan := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "p", ResourceVersion: "1"}}
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		send func(h handler.EventHandler, q workqueue.TypedRateLimitingInterface[reconcile.Request])
+		want string
+	}{
+		{"create in the initial list", func(h handler.EventHandler, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			h.Create(ctx, event.CreateEvent{Object: owned("1"), IsInInitialList: true}, q)
+		}, "a/web at -100"},
+		{"create", func(h handler.EventHandler, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			h.Create(ctx, event.CreateEvent{Object: owned("1")}, q)
+		}, "a/web at default"},
+		{"resync", func(h handler.EventHandler, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			h.Update(ctx, event.UpdateEvent{ObjectOld: owned("1"), ObjectNew: owned("1")}, q)
+		}, "a/web at -100"},
+		{"resync, the old object without a controller", func(h handler.EventHandler, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			h.Update(ctx, event.UpdateEvent{ObjectOld: orphan, ObjectNew: owned("1")}, q)
+		}, "a/web at -100"},
+		{"update", func(h handler.EventHandler, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			h.Update(ctx, event.UpdateEvent{ObjectOld: owned("1"), ObjectNew: owned("2")}, q)
+		}, "a/web at default"},
+		{"delete", func(h handler.EventHandler, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			h.Delete(ctx, event.DeleteEvent{Object: owned("1")}, q)
+		}, "a/web at default"},
+	} {
+		var q recordingPriorityQueue
+		tc.send(newOwnerHandler(), &q)
+		if len(q.added) != 1 || q.added[0] != tc.want {
+			t.Errorf("%s: asked for %v, want [%s]", tc.name, q.added, tc.want)
+		}
+	}
+}
