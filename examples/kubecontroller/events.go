@@ -39,16 +39,12 @@ func newOwnerHandler() handler.EventHandler {
 	return enqueueControllingCloneSet{}
 }
 
-// lowPriority is the priority of the reconciles of the initial list and
-// of resyncs.
-var lowPriority = handler.LowPriority
-
 // enqueue asks q for req, at low priority when low is set and q is a
 // priority queue.
 func enqueue(q workqueue.TypedRateLimitingInterface[reconcile.Request], req reconcile.Request, low bool) {
 	if low {
 		if pq, ok := q.(priorityqueue.PriorityQueue[reconcile.Request]); ok {
-			pq.AddWithOpts(priorityqueue.AddOpts{Priority: &lowPriority}, req)
+			pq.AddWithOpts(priorityqueue.AddOpts{Priority: new(handler.LowPriority)}, req)
 			return
 		}
 	}

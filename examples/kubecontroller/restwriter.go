@@ -2,6 +2,7 @@ package kubecontroller
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -49,7 +50,8 @@ import (
 // the Status the server answers, else a generic error of the status code),
 // the same retries (an answer 429 or 5xx with a Retry-After of whole
 // seconds is sent again after that long, at most maxRetries times; nothing
-// else is retried, a write not being idempotent), the server's warnings
+// else is retried, a write not being idempotent; a write whose context
+// ends while it waits returns the context's error), the server's warnings
 // handed to the configuration's warning handler (client-go's default
 // logger when it has none), and rest_client_requests_total counted.
 //
@@ -96,17 +98,18 @@ const keptAnswerBuffer = 64 << 10
 // httpClient (rest.HTTPClientFor(cfg) when nil; a manager's
 // GetHTTPClient shares its connections).
 func NewRESTWriter(cfg *rest.Config, httpClient *http.Client) (*RESTWriter, error) {
-	c := metadata.ConfigFor(cfg) // decodes metav1's kinds, PartialObjectMetadata and Status among them
+	// A REST client is built (below) for its rate limiter alone; it wants a
+	// group version and a serializer, which the metadata client's
+	// configuration has.
+	c := metadata.ConfigFor(cfg)
 	c.GroupVersion = &schema.GroupVersion{}
-	c.APIPath = "/paths-are-absolute"
 	if httpClient == nil {
 		var err error
 		if httpClient, err = rest.HTTPClientFor(c); err != nil {
 			return nil, fmt.Errorf("the writer's HTTP client: %w", err)
 		}
 	}
-	// The REST client is built for its rate limiter, as client-go derives
-	// it from the configuration.
+	// The rate limiter as client-go derives it from the configuration.
 	rc, err := rest.RESTClientForConfigAndClient(c, httpClient)
 	if err != nil {
 		return nil, fmt.Errorf("the writer's client: %w", err)
@@ -313,14 +316,13 @@ func drainAndClose(body io.ReadCloser) {
 // says, or the object's resourceVersion when wantVersion is set.
 func (w *RESTWriter) answer(ctx context.Context, method string, resp *http.Response, wantVersion bool) (string, error) {
 	defer resp.Body.Close()
-	buf := answerBuffers.Get().(*bytes.Buffer)
+	buf := answerBuffers.Get().(*bytes.Buffer) // empty: put back reset
 	defer func() {
 		if buf.Cap() <= keptAnswerBuffer {
 			buf.Reset()
 			answerBuffers.Put(buf)
 		}
 	}()
-	buf.Reset()
 	if resp.ContentLength > 0 && resp.ContentLength <= keptAnswerBuffer {
 		buf.Grow(int(resp.ContentLength) + 1)
 	}
@@ -328,15 +330,14 @@ func (w *RESTWriter) answer(ctx context.Context, method string, resp *http.Respo
 		return "", fmt.Errorf("unexpected error when reading response body. Please retry. Original error: %w", err)
 	}
 	body := buf.Bytes()
-	ct := resp.Header.Get("Content-Type")
-	text := ct == "" // client-go takes an answer without a type for text
-	if ct == "" {
-		ct = runtime.ContentTypeProtobuf // and decodes it as the writer's content type
-	}
+	// client-go takes an answer without a type for text, and decodes it as
+	// the writer's content type.
+	ct := cmp.Or(resp.Header.Get("Content-Type"), runtime.ContentTypeProtobuf)
 	mediaType, _, err := mime.ParseMediaType(ct)
 	if err != nil {
 		return "", apierrors.NewInternalError(err)
 	}
+	text := resp.Header.Get("Content-Type") == "" || strings.HasPrefix(mediaType, "text/")
 	if values := resp.Header["Warning"]; len(values) > 0 {
 		headers, _ := utilnet.ParseWarningHeaders(values)
 		for _, h := range headers {
@@ -344,7 +345,7 @@ func (w *RESTWriter) answer(ctx context.Context, method string, resp *http.Respo
 		}
 	}
 	if resp.StatusCode < http.StatusOK || resp.StatusCode > http.StatusPartialContent {
-		return "", w.errorOf(method, resp, body, mediaType, text || strings.HasPrefix(mediaType, "text/"))
+		return "", w.errorOf(method, resp, body, mediaType, text)
 	}
 	if !wantVersion {
 		return "", nil

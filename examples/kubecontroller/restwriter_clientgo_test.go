@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/clonecore/cloneset/requests"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -78,18 +77,6 @@ func clientGoPatch(t *testing.T, host string) (string, error) {
 	return resourceVersionOf(raw)
 }
 
-// protobufStatus is s encoded as the API server encodes it in protobuf.
-func protobufStatus(t *testing.T, s *metav1.Status) string {
-	t.Helper()
-	scheme := runtime.NewScheme()
-	metav1.AddToGroupVersion(scheme, schema.GroupVersion{Version: "v1"})
-	var b bytes.Buffer
-	if err := protobuf.NewSerializer(scheme, scheme).Encode(s, &b); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
-}
-
 // TestRESTWriterAnswersAsClientGo: for each answer an API server (or a
 // proxy before it) may give a write, the writer returns what client-go's
 // REST client returned for it (the resourceVersion, or an error of the same
@@ -112,7 +99,7 @@ func TestRESTWriterAnswersAsClientGo(t *testing.T) {
 		{name: "the whole object in JSON", answers: []cannedAnswer{{code: 200, headers: jsonType, body: `{"kind":"Pod","apiVersion":"v1","metadata":{"name":"web-a","resourceVersion":"9"}}`}}, sent: 1},
 		{name: "a conflict", answers: []cannedAnswer{{code: 409, headers: jsonType, body: `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Conflict","code":409,"message":"the object has been modified"}`}}, sent: 1},
 		{name: "not found in protobuf", answers: []cannedAnswer{{code: 404, headers: map[string]string{"Content-Type": "application/vnd.kubernetes.protobuf"},
-			body: protobufStatus(t, status(404, metav1.StatusReasonNotFound, `pods "web-a" not found`))}}, sent: 1},
+			body: string(protobufAnswer(t, status(404, metav1.StatusReasonNotFound, `pods "web-a" not found`)))}}, sent: 1},
 		{name: "invalid, with its causes", answers: []cannedAnswer{{code: 422, headers: jsonType, body: mustJSON(t, invalid)}}, sent: 1},
 		{name: "a Status that says Success", answers: []cannedAnswer{{code: 409, headers: jsonType, body: `{"kind":"Status","apiVersion":"v1","status":"Success","code":409}`}}, sent: 1},
 		{name: "JSON that is no Status", answers: []cannedAnswer{{code: 503, headers: jsonType, body: `{"error":"upstream"}`}}, sent: 1},
@@ -294,8 +281,8 @@ func mustJSON(t *testing.T, v any) string {
 // process's CPU time per patch, the server's share included (the same in
 // both).
 func BenchmarkRESTWriterPatch(b *testing.B) {
-	pod := kwokPodForBench()
-	answer := protobufPartial(b, &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "PartialObjectMetadata"}, ObjectMeta: pod.ObjectMeta})
+	pod := kwokPodMetadata()
+	answer := protobufAnswer(b, &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "PartialObjectMetadata"}, ObjectMeta: pod})
 	s := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "application/vnd.kubernetes.protobuf")
@@ -346,13 +333,15 @@ func BenchmarkRESTWriterPatch(b *testing.B) {
 	}
 }
 
-// protobufPartial is obj as kube-apiserver encodes it in protobuf.
-func protobufPartial(tb testing.TB, obj *metav1.PartialObjectMetadata) []byte {
+// protobufAnswer is obj (a PartialObjectMetadata or a Status) as
+// kube-apiserver encodes it in protobuf.
+func protobufAnswer(tb testing.TB, obj runtime.Object) []byte {
 	tb.Helper()
 	scheme := runtime.NewScheme()
 	if err := metav1.AddMetaToScheme(scheme); err != nil {
 		tb.Fatal(err)
 	}
+	metav1.AddToGroupVersion(scheme, schema.GroupVersion{Version: "v1"})
 	var b bytes.Buffer
 	if err := protobuf.NewSerializer(scheme, scheme).Encode(obj, &b); err != nil {
 		tb.Fatal(err)
@@ -360,12 +349,12 @@ func protobufPartial(tb testing.TB, obj *metav1.PartialObjectMetadata) []byte {
 	return b.Bytes()
 }
 
-// kwokPodForBench is a pod's metadata as kube-apiserver answers a write of
+// kwokPodMetadata is a pod's metadata as kube-apiserver answers a write of
 // a pod of a rollout on kwok: labels, the in-place update state, the owner
 // and eight managedFields entries (the controller's, the scheduler's,
 // kwok's), about 4.5 KB in protobuf as the answers of the benchmark's
 // rollout average.
-func kwokPodForBench() *corev1.Pod {
+func kwokPodMetadata() metav1.ObjectMeta {
 	at := metav1.NewTime(time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC))
 	fields := func(n int) *metav1.FieldsV1 {
 		return &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:labels":{"f:lifecycle.apps.kruise.io/state":{}` + strings.Repeat(`,"f:x":{}`, n) + `}}}`)}
@@ -376,7 +365,7 @@ func kwokPodForBench() *corev1.Pod {
 			Time: &at, FieldsType: "FieldsV1", FieldsV1: fields(40 + 10*i)})
 	}
 	controller := true
-	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{
+	return metav1.ObjectMeta{
 		Name: "sample-x7k2p", GenerateName: "sample-", Namespace: "rollout", UID: "6f1c2d3e-4b5a-4c6d-8e7f-901234567890", ResourceVersion: "4817263",
 		CreationTimestamp: at,
 		Labels: map[string]string{"app": "sample", "controller-revision-hash": "sample-6c9d7f8b4", "apps.kruise.io/cloneset-instance-id": "x7k2p",
@@ -384,5 +373,5 @@ func kwokPodForBench() *corev1.Pod {
 		Annotations:     map[string]string{"apps.kruise.io/inplace-update-state": `{"revision":"sample-6c9d7f8b4","updateTimestamp":"2026-11-28T10:00:01Z"}`},
 		OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps.kruise.io/v1beta1", Kind: "CloneSet", Name: "sample", UID: "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d", Controller: &controller, BlockOwnerDeletion: &controller}},
 		ManagedFields:   managed,
-	}}
+	}
 }

@@ -1,7 +1,6 @@
 package kubecontroller
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -17,8 +16,6 @@ import (
 	"github.com/go-logr/logr"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -156,17 +153,9 @@ func TestRESTWriterReadsAWholeObjectAnswer(t *testing.T) {
 // it, the metadata in protobuf (managedFields included), gives the
 // resourceVersion.
 func TestRESTWriterReadsAProtobufAnswer(t *testing.T) {
-	scheme := runtime.NewScheme()
-	if err := metav1.AddMetaToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	var answer bytes.Buffer
-	obj := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "PartialObjectMetadata"},
-		ObjectMeta: metav1.ObjectMeta{Name: "web-b", ResourceVersion: "77", ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "clonesetcontroller"}}}}
-	if err := protobuf.NewSerializer(scheme, scheme).Encode(obj, &answer); err != nil {
-		t.Fatal(err)
-	}
-	w, _ := fakeWriteServer(t, func(seenRequest) (int, string) { return 200, answer.String() })
+	answer := protobufAnswer(t, &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "PartialObjectMetadata"},
+		ObjectMeta: metav1.ObjectMeta{Name: "web-b", ResourceVersion: "77", ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "clonesetcontroller"}}}})
+	w, _ := fakeWriteServer(t, func(seenRequest) (int, string) { return 200, string(answer) })
 	rv, err := w.patch(context.Background(), requests.Request{Verb: requests.VerbPatch, Resource: requests.ResourcePods, Namespace: "default", Name: "web-b",
 		PatchType: requests.PatchStrategicMerge}, CloneSetV1beta1, []byte(`{}`))
 	if err != nil || rv != "77" {
