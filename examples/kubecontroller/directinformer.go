@@ -360,10 +360,9 @@ func (d *directInformer) Replace(list []any, resourceVersion string) error {
 	if err := d.indexer.Replace(list, resourceVersion); err != nil { // read below, not changed
 		return err
 	}
-	// Synced once the indexer holds the list, before the handlers get it:
-	// a handler may wait for a reader of the indexer that waits for the
-	// sync (PodEvents's second subscription lists the cache, which waits
-	// for it, while holding the lock the first one's handler takes).
+	// Synced once the indexer holds the list, before the handlers get it,
+	// as client-go's: a handler may wait for a reader of the indexer that
+	// waits for the sync.
 	if initial {
 		close(d.synced)
 	}

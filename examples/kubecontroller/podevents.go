@@ -8,6 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -32,9 +33,14 @@ import (
 //
 // The controllers get the same events as from their own handlers: the
 // informer's initial list (IsInInitialList) and every later add, update
-// and delete, a deletion seen late as its last state; a controller that
-// starts after the others first gets a create event for each pod the
-// informer holds. The handlers of the controllers run one after the other,
+// and delete, a deletion seen late as its last state, each once; a
+// controller that starts after the others first gets a create event
+// (IsInInitialList) for each pod the informer holds, as last handed on
+// (a change the informer has stored and not yet handed on follows). Its
+// WaitForSync returns once the informer holds its initial list and the
+// shared handler has handed it on, as the Kind source's waits for its own
+// handler. PodEvents keeps a pointer to each pod it handed on for that.
+// The handlers of the controllers run one after the other,
 // in the order they started, on the informer's listener goroutine: each
 // must be quick (an enqueue), as controller-runtime asks of every handler.
 //
@@ -42,16 +48,22 @@ import (
 type PodEvents struct {
 	cache cache.Cache
 
-	mu       sync.RWMutex
-	informer cache.Informer // nil until the first Source subscribes
-	subs     []*podSubscription
+	mu           sync.Mutex
+	informer     cache.Informer // nil until the first Source subscribes
+	registration toolscache.ResourceEventHandlerRegistration
+	subs         []*podSubscription
+	// handed is every pod the handler has handed on and not yet as
+	// deleted, as last handed on: what a new subscription is given as
+	// held. (The informer's store may be ahead of the handler: a change
+	// is stored before it is handed on.)
+	handed map[types.NamespacedName]*corev1.Pod
 }
 
 // NewPodEvents returns the PodEvents of the pod informer of c (a manager's
 // cache: mgr.GetCache()). Nothing is registered before the first Source
 // starts.
 func NewPodEvents(c cache.Cache) *PodEvents {
-	return &PodEvents{cache: c}
+	return &PodEvents{cache: c, handed: map[types.NamespacedName]*corev1.Pod{}}
 }
 
 // podSubscription is one controller's handler, predicates and queue.
@@ -110,7 +122,7 @@ func (s *podSource) Start(ctx context.Context, queue workqueue.TypedRateLimiting
 
 // subscribe adds sub: it registers the one handler on the pod informer
 // when sub is the first, else gives sub a create event for each pod the
-// informer holds already.
+// handler has handed on (and not as deleted) so far.
 func (p *PodEvents) subscribe(ctx context.Context, sub *podSubscription) error {
 	p.mu.Lock()
 	if p.informer == nil {
@@ -123,37 +135,34 @@ func (p *PodEvents) subscribe(ctx context.Context, sub *podSubscription) error {
 		// lock released: an informer may hand the pods it holds to the
 		// handler before AddEventHandler returns (NewDirectInformer
 		// does), and the handler takes the lock. A subscription arriving
-		// meanwhile lists the informer's pods and gets them again from
-		// the handler, which enqueues once.
+		// meanwhile is given what the handler has handed on so far and
+		// gets the rest from it.
 		p.informer = inf
 		p.subs = append(p.subs, sub)
 		p.mu.Unlock()
-		if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerDetailedFuncs{
+		reg, err := inf.AddEventHandler(toolscache.ResourceEventHandlerDetailedFuncs{
 			AddFunc: p.add, UpdateFunc: p.update, DeleteFunc: p.delete,
-		}); err != nil {
+		})
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if err != nil {
 			// (The informer has stopped: the cache stops.) The next
 			// subscription registers a handler again, for every one. A
 			// new slice: the handlers read the old one without the lock.
-			p.mu.Lock()
 			p.informer = nil
 			p.subs = slices.DeleteFunc(slices.Clone(p.subs), func(s *podSubscription) bool { return s == sub })
-			p.mu.Unlock()
 			return fmt.Errorf("a handler on the pod informer: %w", err)
 		}
+		p.registration = reg
 		return nil
 	}
 	defer p.mu.Unlock()
-	// The informer delivers every change it stores after storing it, and
-	// its handler waits for p.mu: a pod changed before this list is in
-	// it, a change after reaches the new subscription too (perhaps twice,
-	// which enqueues once). The list waits for the informer's initial
-	// one.
-	var held corev1.PodList
-	if err := p.cache.List(ctx, &held, client.UnsafeDisableDeepCopy); err != nil {
-		return fmt.Errorf("the pods the informer holds: %w", err)
-	}
-	for i := range held.Items {
-		sub.create(&held.Items[i], true)
+	// The handler hands every change on after recording it in p.handed,
+	// under p.mu, and to the subscriptions of that moment: a change it
+	// recorded before this is in what sub is given, a change after
+	// reaches sub from the handler; each exactly once.
+	for _, pod := range p.handed {
+		sub.create(pod, true)
 	}
 	p.subs = append(p.subs, sub)
 	return nil
@@ -170,22 +179,37 @@ func (s *podSource) WaitForSync(ctx context.Context) error {
 	if s.err != nil {
 		return s.err
 	}
-	s.events.mu.RLock()
-	inf := s.events.informer
-	s.events.mu.RUnlock()
-	if !toolscache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
+	// As controller-runtime's Kind source: the informer's initial list,
+	// then the handler's (every pod of it handed on, so given to this
+	// subscription or handed to it).
+	if !toolscache.WaitForCacheSync(ctx.Done(), s.events.synced) {
 		return fmt.Errorf("the pod informer did not sync: %w", ctx.Err())
 	}
 	return nil
 }
 
+// synced reports whether the informer holds its initial list and the
+// handler has handed it on.
+func (p *PodEvents) synced() bool {
+	p.mu.Lock()
+	inf, reg := p.informer, p.registration
+	p.mu.Unlock()
+	return inf != nil && reg != nil && inf.HasSynced() && reg.HasSynced()
+}
+
 // String names the source in controller-runtime's logs.
 func (s *podSource) String() string { return "pod events (shared)" }
 
-// subscriptions is the subscriptions, read under the lock.
-func (p *PodEvents) subscriptions() []*podSubscription {
-	p.mu.RLock()
-	defer p.mu.RUnlock()
+// record notes pod as handed on (nil: deleted) and returns the
+// subscriptions to hand it to, under the lock.
+func (p *PodEvents) record(key types.NamespacedName, pod *corev1.Pod) []*podSubscription {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if pod == nil {
+		delete(p.handed, key)
+	} else {
+		p.handed[key] = pod
+	}
 	return p.subs
 }
 
@@ -194,7 +218,7 @@ func (p *PodEvents) add(obj any, isInInitialList bool) {
 	if !ok {
 		return
 	}
-	for _, s := range p.subscriptions() {
+	for _, s := range p.record(client.ObjectKeyFromObject(pod), pod) {
 		s.create(pod, isInInitialList)
 	}
 }
@@ -206,7 +230,7 @@ func (p *PodEvents) update(oldObj, newObj any) {
 		return
 	}
 	e := event.UpdateEvent{ObjectOld: oldPod, ObjectNew: newPod}
-	for _, s := range p.subscriptions() {
+	for _, s := range p.record(client.ObjectKeyFromObject(newPod), newPod) {
 		if s.passes(func(pr predicate.Predicate) bool { return pr.Update(e) }) {
 			s.handler.Update(s.ctx, e, s.queue)
 		}
@@ -224,7 +248,7 @@ func (p *PodEvents) delete(obj any) {
 		return
 	}
 	e.Object = pod
-	for _, s := range p.subscriptions() {
+	for _, s := range p.record(client.ObjectKeyFromObject(pod), nil) {
 		if s.passes(func(pr predicate.Predicate) bool { return pr.Delete(e) }) {
 			s.handler.Delete(s.ctx, e, s.queue)
 		}

@@ -3,6 +3,7 @@ package kubecontroller
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
+	"pgregory.net/rapid"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -35,17 +37,6 @@ func (o oneInformer) GetInformer(_ context.Context, obj client.Object, _ ...cach
 		return nil, fmt.Errorf("no informer of %T", obj)
 	}
 	return o.pods, nil
-}
-
-func (o oneInformer) List(_ context.Context, list client.ObjectList, _ ...client.ListOption) error {
-	pods, ok := list.(*corev1.PodList)
-	if !ok {
-		return fmt.Errorf("no list of %T", list)
-	}
-	for _, obj := range o.pods.GetStore().List() {
-		pods.Items = append(pods.Items, *obj.(*corev1.Pod))
-	}
-	return nil
 }
 
 // podEventLog is a handler that writes down every event it gets.
@@ -191,5 +182,162 @@ func TestPodEventsLateDeletion(t *testing.T) {
 	events.delete("not a pod")
 	if want := []string{"delete a unknown true"}; !slices.Equal(log.seen(), want) {
 		t.Errorf("got %v, want %v", log.seen(), want)
+	}
+}
+
+// podView is what a controller knows of the pods from its events alone:
+// each pod's resourceVersion. apply returns what in an event contradicts
+// it (a create of a pod it has, a delete of one it has not, an update of
+// one it has not or from another resourceVersion).
+type podView map[string]string
+
+func (v podView) apply(kind, name, oldRV, newRV string) string {
+	rv, held := v[name]
+	switch {
+	case kind == "create" && held:
+		return fmt.Sprintf("create of %s, held at rv %s", name, rv)
+	case kind == "delete" && !held: // (its object is its last state: a later resourceVersion)
+		return fmt.Sprintf("delete of %s, not held", name)
+	case kind == "delete":
+		delete(v, name)
+	case kind == "update" && (!held || rv != oldRV):
+		return fmt.Sprintf("update of %s from rv %s, held %t at rv %q", name, oldRV, held, rv)
+	default:
+		v[name] = newRV
+	}
+	return ""
+}
+
+// viewLog is a handler that keeps a podView and the contradictions met.
+type viewLog struct {
+	mu     sync.Mutex
+	view   podView
+	wrongs []string
+}
+
+func (l *viewLog) apply(kind, name, oldRV, newRV string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if wrong := l.view.apply(kind, name, oldRV, newRV); wrong != "" {
+		l.wrongs = append(l.wrongs, wrong)
+	}
+}
+
+func (l *viewLog) handler() handler.EventHandler {
+	return handler.Funcs{
+		CreateFunc: func(_ context.Context, e event.CreateEvent, _ workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			l.apply("create", e.Object.GetName(), "", e.Object.GetResourceVersion())
+		},
+		UpdateFunc: func(_ context.Context, e event.UpdateEvent, _ workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			l.apply("update", e.ObjectNew.GetName(), e.ObjectOld.GetResourceVersion(), e.ObjectNew.GetResourceVersion())
+		},
+		DeleteFunc: func(_ context.Context, e event.DeleteEvent, _ workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			l.apply("delete", e.Object.GetName(), e.Object.GetResourceVersion(), "")
+		},
+	}
+}
+
+// TestPodEventsEachOnce: controllers subscribing to PodEvents at any
+// point of a stream of pod changes, on client-go's informer and on a
+// direct one, each get every pod once and then each of its changes once,
+// in order: the view each builds from its events alone never contradicts
+// them, and ends as the informer's store. (When a late subscription was
+// given the pods the informer had stored, this failed at once: a pod
+// stored and not yet handed on came twice; CI saw it as
+// TestPodEventsAsTheInformersOwnHandlers timing out under the race
+// detector.)
+func TestPodEventsEachOnce(t *testing.T) {
+	informers := map[string]func(toolscache.ListerWatcher) toolscache.SharedIndexInformer{
+		"client-go's": func(lw toolscache.ListerWatcher) toolscache.SharedIndexInformer {
+			return toolscache.NewSharedIndexInformer(lw, &corev1.Pod{}, 0, toolscache.Indexers{})
+		},
+		"direct": func(lw toolscache.ListerWatcher) toolscache.SharedIndexInformer {
+			return NewDirectInformer(lw, &corev1.Pod{}, 0, toolscache.Indexers{})
+		},
+	}
+	for name, newInformer := range informers {
+		t.Run(name, func(t *testing.T) {
+			rapid.Check(t, func(rt *rapid.T) {
+				names := []string{"a", "b", "c", "d"}
+				store := podView{}
+				rv := 1
+				var listed []corev1.Pod
+				for _, n := range names {
+					if !rapid.Bool().Draw(rt, "listed "+n) {
+						continue
+					}
+					listed = append(listed, *eventPod(n, "1"))
+					store[n] = "1"
+				}
+				w := watch.NewFake()
+				inf := newInformer(&toolscache.ListWatch{
+					ListFunc: func(metav1.ListOptions) (runtime.Object, error) {
+						return &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "1"}, Items: listed}, nil
+					},
+					WatchFunc: func(o metav1.ListOptions) (watch.Interface, error) {
+						if o.SendInitialEvents != nil && *o.SendInitialEvents {
+							return nil, fmt.Errorf("no list by watch here: list")
+						}
+						return w, nil
+					},
+				})
+				ctx, cancel := context.WithCancel(t.Context())
+				var running sync.WaitGroup
+				defer func() { cancel(); running.Wait() }()
+				events := NewPodEvents(oneInformer{pods: inf})
+				var logs []*viewLog
+				subscribe := func() {
+					l := &viewLog{view: podView{}}
+					logs = append(logs, l)
+					s := events.Source(l.handler())
+					if err := s.Start(ctx, nil); err != nil {
+						rt.Fatal(err)
+					}
+					<-s.(*podSource).subscribed
+				}
+				subscribe()
+				running.Go(func() { inf.RunWithContext(ctx) })
+				for i, steps := 0, rapid.IntRange(0, 12).Draw(rt, "steps"); i < steps; i++ {
+					if rapid.IntRange(0, 3).Draw(rt, "subscribe") == 0 {
+						subscribe()
+						continue
+					}
+					n := rapid.SampledFrom(names).Draw(rt, "pod")
+					rv++
+					pod := eventPod(n, fmt.Sprint(rv))
+					switch _, held := store[n]; {
+					case !held:
+						w.Add(pod)
+						store[n] = pod.ResourceVersion
+					case rapid.Bool().Draw(rt, "delete"):
+						w.Delete(pod)
+						delete(store, n)
+					default:
+						w.Modify(pod)
+						store[n] = pod.ResourceVersion
+					}
+				}
+				for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+					done, timedOut := true, time.Now().After(deadline)
+					for i, l := range logs {
+						l.mu.Lock()
+						wrongs, view := slices.Clone(l.wrongs), maps.Clone(l.view)
+						l.mu.Unlock()
+						if len(wrongs) > 0 {
+							rt.Fatalf("controller %d of %d: %v", i, len(logs), wrongs)
+						}
+						if !maps.Equal(view, store) {
+							done = false
+							if timedOut {
+								rt.Errorf("controller %d of %d ends with %v, the store with %v", i, len(logs), view, store)
+							}
+						}
+					}
+					if done || timedOut {
+						break
+					}
+				}
+			})
+		})
 	}
 }
