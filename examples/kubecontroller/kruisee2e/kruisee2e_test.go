@@ -170,6 +170,7 @@ func TestKruiseCloneSetSpecs(t *testing.T) {
 		"--label-filter=" + LabelFilter,
 		"--json-report=" + jsonReport,
 		"--no-color",
+		"--flake-attempts=" + strconv.Itoa(FlakeAttempts),
 		"--timeout=80m",
 		"--poll-progress-after=5m",
 	}
@@ -201,6 +202,10 @@ func TestKruiseCloneSetSpecs(t *testing.T) {
 	for _, s := range sum.Failures {
 		cisummary.Print(t, "kruise e2e failed: "+s.Name)
 		t.Logf("%s:\n%s", s.Name, s.Failure)
+	}
+	for _, s := range sum.Retried {
+		cisummary.Print(t, fmt.Sprintf("kruise e2e passed on attempt %d: %s", s.Attempts, s.Name))
+		t.Logf("%s, its earlier failures:\n%s", s.Name, strings.Join(s.EarlierFailures, "\n"))
 	}
 	if os.Getenv(EnvFocus) == "" && len(specs) != WantSpecs {
 		t.Errorf("the report holds %d CloneSet specs, want %d", len(specs), WantSpecs)

@@ -3,6 +3,7 @@ package kruisee2e
 import (
 	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -225,6 +226,49 @@ func TestReadReport(t *testing.T) {
 	}
 	if _, err := ReadReport(strings.NewReader(`[{"SpecReports": []}]`)); err == nil {
 		t.Error("a report without CloneSet specs was accepted")
+	}
+}
+
+// TestReadReportRetries: a spec that passed on its second attempt counts
+// as passed, is named in the summary with its first failure; one that
+// failed every attempt is failed.
+func TestReadReportRetries(t *testing.T) {
+	spec := func(text, state string, attempts int, earlier string) map[string]any {
+		rep := map[string]any{
+			"ContainerHierarchyTexts": []string{"CloneSet", "CloneSet Scaling"}, "ContainerHierarchyLabels": [][]string{{"CloneSet"}, {"workload"}},
+			"LeafNodeType": "It", "LeafNodeText": text, "LeafNodeLocation": map[string]any{"FileName": "/m/kruise@v1.9.0/test/e2e/apps/v1alpha1/cloneset.go"},
+			"State": state, "NumAttempts": attempts, "MaxFlakeAttempts": FlakeAttempts,
+		}
+		if earlier != "" {
+			rep["AdditionalFailures"] = []any{map[string]any{"State": "failed", "Failure": map[string]any{
+				"Message": "Failure recorded during attempt 1:\n" + earlier, "Location": map[string]any{"FileName": "/m/kruise@v1.9.0/test/e2e/apps/v1alpha1/cloneset.go", "LineNumber": 650}}}}
+		}
+		if state == "failed" {
+			rep["Failure"] = map[string]any{"Message": "still wrong", "Location": map[string]any{"FileName": "/m/kruise@v1.9.0/test/e2e/apps/v1alpha1/cloneset.go", "LineNumber": 700}}
+		}
+		return rep
+	}
+	report := mustJSON(t, []any{map[string]any{"SpecReports": []any{
+		spec("at once", "passed", 1, ""),
+		spec("on a retry", "passed", 2, "Expected CloneSetAvailable to equal CloneSetUpdated"),
+		spec("never", "failed", 2, "wrong"),
+	}}})
+	specs, err := ReadReport(strings.NewReader(report))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := Summarize(specs)
+	if got, want := sum.Line(), "kruise e2e CloneSet specs (v1.9.0): 2 passed (1 on a retry), 1 failed, 0 skipped of 43"; got != want {
+		t.Errorf("line %q, want %q", got, want)
+	}
+	if len(sum.Retried) != 1 || sum.Retried[0].Name != "[v1alpha1] CloneSet CloneSet Scaling on a retry" || sum.Retried[0].Attempts != 2 {
+		t.Fatalf("retried %+v", sum.Retried)
+	}
+	if want := []string{"Failure recorded during attempt 1:\nExpected CloneSetAvailable to equal CloneSetUpdated (test/e2e/apps/v1alpha1/cloneset.go:650)"}; !slices.Equal(sum.Retried[0].EarlierFailures, want) {
+		t.Errorf("earlier failures %q, want %q", sum.Retried[0].EarlierFailures, want)
+	}
+	if len(sum.Failures) != 1 || sum.Failures[0].Failure != "still wrong (test/e2e/apps/v1alpha1/cloneset.go:700)" {
+		t.Errorf("failures %+v", sum.Failures)
 	}
 }
 
