@@ -19,6 +19,7 @@
 #   CONTROLLERS=clonesetcontroller scripts/bench-controlplane.sh   # one controller (or kruise)
 #   PODS=10000 NODES=100 scripts/bench-controlplane.sh  # the documented 10,000-pod run
 #   OWN_ARGS=--kube-api-http2 scripts/bench-controlplane.sh        # flags for the project's controller
+#   OWN_ENV='GOGC=50 GOMAXPROCS=1' scripts/bench-controlplane.sh   # its environment
 #   PROFILE_DIR=/tmp/prof scripts/bench-controlplane.sh # CPU and heap profiles of both controllers
 #
 # Extra arguments go to `go test`. The control-plane binaries are built first
@@ -29,5 +30,5 @@ set -euo pipefail
 cd "$(dirname "$0")/../examples/kubecontroller"
 go run ./cmd/controlplane build
 CLONESET_BENCH_PODS="${PODS:-1000}" CLONESET_BENCH_NODES="${NODES:-50}" CLONESET_BENCH_CONTROLLERS="${CONTROLLERS:-}" \
-	CLONESET_BENCH_OWN_ARGS="${OWN_ARGS:-}" CLONESET_BENCH_PROFILE_DIR="${PROFILE_DIR:-}" \
+	CLONESET_BENCH_OWN_ARGS="${OWN_ARGS:-}" CLONESET_BENCH_OWN_ENV="${OWN_ENV:-}" CLONESET_BENCH_PROFILE_DIR="${PROFILE_DIR:-}" \
 	go test -run='^$' -bench="^BenchmarkRollout\$/^${LIMIT:-}" -benchtime=1x -count="${RUNS:-1}" -timeout=0 "$@" ./faults/

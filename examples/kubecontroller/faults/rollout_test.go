@@ -109,6 +109,7 @@ var ownContender = contender{
 		// webhook configurations).
 		args = append(args, "--enable-webhooks=false")
 		args = append(args, strings.Fields(os.Getenv("CLONESET_BENCH_OWN_ARGS"))...)
+		e.sys.Env = strings.Fields(os.Getenv("CLONESET_BENCH_OWN_ENV"))
 		return e.startController("controller", e.identity(1), args...).Process
 	},
 }
@@ -517,7 +518,8 @@ func TestRollout100Pods(t *testing.T) {
 // $CLONESET_BENCH_CONTROLLERS picks the controllers ("clonesetcontroller",
 // "kruise", or both, the default, comma-separated);
 // $CLONESET_BENCH_OWN_ARGS adds flags to the project's controller (e.g.
-// --kube-api-http2); $CLONESET_BENCH_PROFILE_DIR, when set, gets CPU
+// --kube-api-http2), $CLONESET_BENCH_OWN_ENV variables to its environment
+// (e.g. GOGC=50 GOMAXPROCS=1); $CLONESET_BENCH_PROFILE_DIR, when set, gets CPU
 // profiles of each controller through the rollout and a heap profile at
 // its end (profile). Each iteration is a whole comparison; run it with
 // -benchtime=1x (scripts/bench-controlplane.sh does).

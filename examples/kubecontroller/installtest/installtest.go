@@ -83,6 +83,9 @@ type System struct {
 	// ClusterRole and Role are the shipped roles.
 	ClusterRole *rbacv1.ClusterRole
 	Role        *rbacv1.Role
+	// Env ("NAME=value") is added to the environment of every controller
+	// StartController starts from then on (e.g. GOGC=50 in a benchmark).
+	Env []string
 }
 
 // Install creates the objects of config/ on cp (but the Deployment and its
@@ -250,7 +253,7 @@ func (s *System) StartController(name string, id Identity, args ...string) (*Con
 			"--webhook-url-host", s.Endpoint.Addr())
 	}
 	all = append(all, args...)
-	if c.Process, err = s.ControlPlane.StartProcessEnv(name, nil, s.Binary, all...); err != nil {
+	if c.Process, err = s.ControlPlane.StartProcessEnv(name, s.Env, s.Binary, all...); err != nil {
 		return nil, err
 	}
 	if !webhooks {
