@@ -23,6 +23,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	goruntime "runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -99,6 +100,10 @@ type options struct {
 	kubeAPIHTTP2            bool
 	kubeAPIWatchHTTP2       bool
 	directInformers         bool
+	// gomaxprocs is the runtime.GOMAXPROCS the binary sets, 0 to leave
+	// Go's (the GOMAXPROCS variable, else the CPUs or the container's
+	// CPU limit).
+	gomaxprocs int
 	// featureGates are OpenKruise's feature gates, as its --feature-gates
 	// takes them (a string, so that options stay comparable: parseGates
 	// reads it).
@@ -132,6 +137,12 @@ const (
 	defaultRetryPeriod    = 2 * time.Second
 	defaultMetricsAddress = "0"
 	defaultHealthAddress  = ":8081"
+	// defaultGOMAXPROCS is one thread for Go code: the controller's
+	// work comes as single watch events and writes, and with two a
+	// second thread was woken for each and put back to sleep (the Go
+	// scheduler's share of a rollout's CPU); a rollout of 1,000 pods cost
+	// about a sixth less CPU with one, no longer (docs/performance.md).
+	defaultGOMAXPROCS = 1
 	// defaultMaxConcurrentCreates is enough creates in flight to keep an
 	// API server busy, without a goroutine and the buffers of a request
 	// for each pod of a batch (the batches double: 4,096 pods at once in
@@ -171,6 +182,7 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	fs.Float64Var(&o.kubeAPIQPS, "kube-api-qps", 0, "the client's requests per second to the API server (default 0: no client-side rate limit, the API server's priority and fairness applies)")
 	fs.IntVar(&o.kubeAPIBurst, "kube-api-burst", 0, "the client's burst above --kube-api-qps (default 0: client-go's, 10; needs --kube-api-qps)")
 	fs.BoolVar(&o.kubeAPIHTTP2, "kube-api-http2", false, "send the writes, reads and discovery over HTTP/2, on one connection (default false: HTTP/1.1, a kept-alive connection per request in flight, which costs the controller about a seventh less CPU in a rollout; TCP keep-alives find a dead connection within 30 s, as HTTP/2's health checks do)")
+	fs.IntVar(&o.gomaxprocs, "gomaxprocs", defaultGOMAXPROCS, "how many threads run the controller's Go code at once (runtime.GOMAXPROCS); 0: Go's default (the machine's CPUs or the container's CPU limit); when the flag is not given, a GOMAXPROCS environment variable is honoured instead of the default 1, which costs a rollout about a sixth less CPU than two (docs/performance.md)")
 	fs.BoolVar(&o.directInformers, "direct-informers", true, "keep the cache with informers whose reflector stores each watch event and hands it to the controllers on its own goroutine (kubecontroller.NewDirectInformer); false: client-go's shared informers, which pass each event through a queue and two goroutines more")
 	fs.BoolVar(&o.kubeAPIWatchHTTP2, "kube-api-watch-http2", false, "read the informers' lists and watches over HTTP/2, on one connection (default false: HTTP/1.1, a connection per watch read by its own goroutine, about a tenth of the controller's CPU less; TCP keep-alives as for --kube-api-http2)")
 	fs.BoolVar(&o.kubeAPICompression, "kube-api-compression", false, "ask the API server for gzip-compressed responses and watch streams (default off: the controller runs next to its API server, where compressing every watch event costs both sides CPU and saves nothing)")
@@ -201,6 +213,12 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	}
 	if o.maxConcurrentCreates < 0 {
 		return o, usageError("--max-concurrent-creates %d: want 0 (no bound) or more", o.maxConcurrentCreates)
+	}
+	if o.gomaxprocs < 0 {
+		return o, usageError("--gomaxprocs %d: want 0 (Go's default) or more", o.gomaxprocs)
+	}
+	if !flagGiven(fs, "gomaxprocs") && os.Getenv("GOMAXPROCS") != "" {
+		o.gomaxprocs = 0 // the Go runtime has read the variable
 	}
 	if o.workers < 1 {
 		return o, usageError("--workers %d: want 1 or more", o.workers)
@@ -237,13 +255,18 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	return o, nil
 }
 
+// flagGiven reports whether the command line gave the flag name.
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
+}
+
 // checkWebhookFlags checks the webhook flags, and turns the webhooks off in
 // a dry run unless asked for.
 func checkWebhookFlags(fs *flag.FlagSet, o *options) error {
 	w := &o.webhooks
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if o.dryRun && !set["enable-webhooks"] {
+	if o.dryRun && !flagGiven(fs, "enable-webhooks") {
 		w.enabled = false
 	}
 	if !w.enabled {
@@ -314,6 +337,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if o.gomaxprocs > 0 {
+		goruntime.GOMAXPROCS(o.gomaxprocs)
+	}
 	logger := logr.FromSlogHandler(slog.NewTextHandler(stderr, nil))
 	ctrl.SetLogger(logger)
 	log := logger.WithName("clonesetcontroller")
@@ -340,7 +366,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	log.Info("starting", "apiServer", cfg.Host, "serverVersion", serverVersion, "serverVersionFrom", source,
 		"cloneSetVersion", o.cloneSetVersion, "namespace", o.namespace, "workers", o.workers, "dryRun", o.dryRun, "leaderElect", o.leaderElect,
 		"kubeAPIQPS", cfg.QPS, "kubeAPIBurst", cfg.Burst, "kubeAPICompression", o.kubeAPICompression,
-		"kubeAPIHTTP2", o.kubeAPIHTTP2, "kubeAPIWatchHTTP2", o.kubeAPIWatchHTTP2, "directInformers", o.directInformers, "webhooks", o.webhooks.enabled, "featureGates", o.featureGates)
+		"kubeAPIHTTP2", o.kubeAPIHTTP2, "kubeAPIWatchHTTP2", o.kubeAPIWatchHTTP2, "directInformers", o.directInformers, "gomaxprocs", goruntime.GOMAXPROCS(0), "webhooks", o.webhooks.enabled, "featureGates", o.featureGates)
 
 	controllerGates, webhookGates, _ := parseGates(o.featureGates) // checked by parseFlags
 	var hooks *webhook.Server

@@ -33,6 +33,7 @@ import (
 )
 
 func TestFlagDefaults(t *testing.T) {
+	t.Setenv("GOMAXPROCS", "") // the default, not the environment's
 	o, err := parseFlags(nil, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
@@ -50,6 +51,7 @@ func TestFlagDefaults(t *testing.T) {
 		directInformers:        true,
 		maxConcurrentCreates:   32,
 		webhooks:               defaultWebhooks,
+		gomaxprocs:             1,
 	}
 	if o != want {
 		t.Errorf("defaults %+v, want %+v", o, want)
@@ -76,7 +78,7 @@ func TestFlagsParse(t *testing.T) {
 		"--webhook-port", "10443", "--webhook-bind-host", "127.0.0.1", "--webhook-namespace", "ops", "--webhook-service-name", "hooks",
 		"--webhook-secret-name", "certs", "--webhook-url-host", "127.0.0.1:8443", "--webhook-ca-validity", "2h", "--webhook-cert-validity", "30m",
 		"--feature-gates", "ResourcesDeletionProtection=true", "--concurrent-batch-creates=false",
-		"--max-concurrent-creates", "8", "--kube-api-watch-http2", "--kube-api-http2", "--direct-informers=false",
+		"--max-concurrent-creates", "8", "--kube-api-watch-http2", "--kube-api-http2", "--direct-informers=false", "--gomaxprocs", "3",
 	}, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +91,7 @@ func TestFlagsParse(t *testing.T) {
 		pprofBindAddress: "127.0.0.1:6060", kubeAPIQPS: 30, kubeAPIBurst: 50, kubeAPICompression: true,
 		webhooks: webhookOptions{enabled: true, port: 10443, bindHost: "127.0.0.1", namespace: "ops", serviceName: "hooks", secretName: "certs",
 			urlHost: "127.0.0.1:8443", caValidity: 2 * time.Hour, servingValidity: 30 * time.Minute},
-		featureGates: "ResourcesDeletionProtection=true", maxConcurrentCreates: 8, kubeAPIWatchHTTP2: true,
+		featureGates: "ResourcesDeletionProtection=true", maxConcurrentCreates: 8, kubeAPIWatchHTTP2: true, gomaxprocs: 3,
 	}
 	want.kubeAPIHTTP2 = true
 	if o != want {
@@ -106,6 +108,27 @@ func TestFlagsParse(t *testing.T) {
 	}
 }
 
+// TestGOMAXPROCSFlag: one thread by default; a GOMAXPROCS variable is
+// honoured (the flag then leaves Go's choice) unless the flag is given.
+func TestGOMAXPROCSFlag(t *testing.T) {
+	for _, tc := range []struct {
+		env  string
+		args []string
+		want int
+	}{
+		{"", nil, 1},
+		{"4", nil, 0},
+		{"4", []string{"--gomaxprocs", "2"}, 2},
+		{"", []string{"--gomaxprocs", "0"}, 0},
+	} {
+		t.Setenv("GOMAXPROCS", tc.env)
+		o, err := parseFlags(tc.args, &bytes.Buffer{})
+		if err != nil || o.gomaxprocs != tc.want {
+			t.Errorf("GOMAXPROCS=%q %q: gomaxprocs %d (%v), want %d", tc.env, tc.args, o.gomaxprocs, err, tc.want)
+		}
+	}
+}
+
 func TestFlagErrors(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -113,6 +136,7 @@ func TestFlagErrors(t *testing.T) {
 	}{
 		{[]string{"--cloneset-version", "v1"}, "--cloneset-version"},
 		{[]string{"--workers", "0"}, "--workers"},
+		{[]string{"--gomaxprocs", "-1"}, "--gomaxprocs"},
 		{[]string{"--max-concurrent-creates", "-1"}, "--max-concurrent-creates"},
 		{[]string{"--leader-elect", "--leader-election-id", ""}, "--leader-election-id"},
 		{[]string{"--dry-run", "--leader-elect"}, "--dry-run and --leader-elect"},
@@ -463,7 +487,7 @@ func TestRunLogsTheServerVersionAndStops(t *testing.T) {
 		var stderr bytes.Buffer
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		start := time.Now()
-		err := run(ctx, append([]string{"--kubeconfig", kubeconfig, "--health-probe-bind-address", "0"}, tc.args...), &bytes.Buffer{}, &stderr)
+		err := run(ctx, append([]string{"--kubeconfig", kubeconfig, "--health-probe-bind-address", "0", "--gomaxprocs", "0"}, tc.args...), &bytes.Buffer{}, &stderr)
 		cancel()
 		log := stderr.String()
 		if err != nil || !strings.Contains(log, "msg=stopped") {
@@ -490,7 +514,7 @@ func TestPprofServed(t *testing.T) {
 	done := make(chan error, 1)
 	var stderr bytes.Buffer
 	go func() {
-		done <- run(ctx, []string{"--kubeconfig", kubeconfig, "--health-probe-bind-address", "0", "--enable-webhooks=false", "--pprof-bind-address", address}, &bytes.Buffer{}, &stderr)
+		done <- run(ctx, []string{"--kubeconfig", kubeconfig, "--health-probe-bind-address", "0", "--enable-webhooks=false", "--pprof-bind-address", address, "--gomaxprocs", "0"}, &bytes.Buffer{}, &stderr)
 	}()
 	var served bool
 	for deadline := time.Now().Add(10 * time.Second); !served && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
