@@ -141,7 +141,9 @@ const (
 	// work comes as single watch events and writes, and with two a
 	// second thread was woken for each and put back to sleep (the Go
 	// scheduler's share of a rollout's CPU); a rollout of 1,000 pods cost
-	// about a sixth less CPU with one, no longer (docs/performance.md).
+	// about a fifth less CPU with one than with two without a client-side
+	// limit, a seventh less at QPS 30, and took no longer
+	// (docs/performance.md).
 	defaultGOMAXPROCS = 1
 	// defaultMaxConcurrentCreates is enough creates in flight to keep an
 	// API server busy, without a goroutine and the buffers of a request
@@ -182,7 +184,7 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	fs.Float64Var(&o.kubeAPIQPS, "kube-api-qps", 0, "the client's requests per second to the API server (default 0: no client-side rate limit, the API server's priority and fairness applies)")
 	fs.IntVar(&o.kubeAPIBurst, "kube-api-burst", 0, "the client's burst above --kube-api-qps (default 0: client-go's, 10; needs --kube-api-qps)")
 	fs.BoolVar(&o.kubeAPIHTTP2, "kube-api-http2", false, "send the writes, reads and discovery over HTTP/2, on one connection (default false: HTTP/1.1, a kept-alive connection per request in flight, which costs the controller about a seventh less CPU in a rollout; TCP keep-alives find a dead connection within 30 s, as HTTP/2's health checks do)")
-	fs.IntVar(&o.gomaxprocs, "gomaxprocs", defaultGOMAXPROCS, "how many threads run the controller's Go code at once (runtime.GOMAXPROCS); 0: Go's default (the machine's CPUs or the container's CPU limit); when the flag is not given, a GOMAXPROCS environment variable is honoured instead of the default 1, which costs a rollout about a sixth less CPU than two (docs/performance.md)")
+	fs.IntVar(&o.gomaxprocs, "gomaxprocs", defaultGOMAXPROCS, "how many threads run the controller's Go code at once (runtime.GOMAXPROCS); 0: Go's default (the machine's CPUs or the container's CPU limit); when the flag is not given, a GOMAXPROCS environment variable is honoured instead of the default 1, with which a rollout cost about a fifth less CPU than with two (docs/performance.md)")
 	fs.BoolVar(&o.directInformers, "direct-informers", true, "keep the cache with informers whose reflector stores each watch event and hands it to the controllers on its own goroutine (kubecontroller.NewDirectInformer); false: client-go's shared informers, which pass each event through a queue and two goroutines more")
 	fs.BoolVar(&o.kubeAPIWatchHTTP2, "kube-api-watch-http2", false, "read the informers' lists and watches over HTTP/2, on one connection (default false: HTTP/1.1, a connection per watch read by its own goroutine, about a tenth of the controller's CPU less; TCP keep-alives as for --kube-api-http2)")
 	fs.BoolVar(&o.kubeAPICompression, "kube-api-compression", false, "ask the API server for gzip-compressed responses and watch streams (default off: the controller runs next to its API server, where compressing every watch event costs both sides CPU and saves nothing)")
