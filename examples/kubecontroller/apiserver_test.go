@@ -3,6 +3,7 @@ package kubecontroller
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"sort"
@@ -210,8 +211,10 @@ func (a *apiServer) delete(ctx context.Context, c client.WithWatch, obj client.O
 	return err
 }
 
-// checkUID refuses a merge or strategic merge patch that changes the uid.
-func (a *apiServer) checkUID(ctx context.Context, c client.Client, obj client.Object, patch client.Patch) error {
+// checkPreconditions refuses, as kube-apiserver does, a merge or strategic
+// merge patch that changes the uid (invalid) or names a resourceVersion
+// other than the stored one (a conflict).
+func (a *apiServer) checkPreconditions(ctx context.Context, c client.Client, obj client.Object, patch client.Patch) error {
 	if patch.Type() != types.MergePatchType && patch.Type() != types.StrategicMergePatchType {
 		return nil
 	}
@@ -221,27 +224,31 @@ func (a *apiServer) checkUID(ctx context.Context, c client.Client, obj client.Ob
 	}
 	var body struct {
 		Metadata struct {
-			UID *string `json:"uid"`
+			UID             *string `json:"uid"`
+			ResourceVersion *string `json:"resourceVersion"`
 		} `json:"metadata"`
 	}
-	if err := json.Unmarshal(data, &body); err != nil || body.Metadata.UID == nil {
+	if err := json.Unmarshal(data, &body); err != nil || body.Metadata.UID == nil && body.Metadata.ResourceVersion == nil {
 		return nil
 	}
 	cur := obj.DeepCopyObject().(client.Object)
 	if err := c.Get(ctx, client.ObjectKeyFromObject(obj), cur); err != nil {
 		return err
 	}
-	if types.UID(*body.Metadata.UID) != cur.GetUID() {
+	if body.Metadata.UID != nil && types.UID(*body.Metadata.UID) != cur.GetUID() {
 		gr := schemaGR(c, obj)
 		return apierrors.NewInvalid(schemaGK(c, obj), obj.GetName(), field.ErrorList{
 			field.Invalid(field.NewPath("metadata", "uid"), *body.Metadata.UID, "field is immutable ("+gr.String()+")"),
 		})
 	}
+	if rv := body.Metadata.ResourceVersion; rv != nil && *rv != "" && *rv != cur.GetResourceVersion() {
+		return apierrors.NewConflict(schemaGR(c, obj), obj.GetName(), errors.New("the object has been modified; please apply your changes to the latest version and try again"))
+	}
 	return nil
 }
 
 func (a *apiServer) patch(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
-	if err := a.checkUID(ctx, c, obj, patch); err != nil {
+	if err := a.checkPreconditions(ctx, c, obj, patch); err != nil {
 		return err
 	}
 	if cur, next, err := patchedPod(ctx, c, obj, patch); err != nil || next != nil && podUpdateForbidden(cur, next) {
@@ -309,7 +316,7 @@ func (a *apiServer) bumpGeneration(ctx context.Context, c client.Client, obj cli
 }
 
 func (a *apiServer) subResourcePatch(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
-	if err := a.checkUID(ctx, c, obj, patch); err != nil {
+	if err := a.checkPreconditions(ctx, c, obj, patch); err != nil {
 		return err
 	}
 	var err error

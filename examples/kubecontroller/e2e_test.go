@@ -19,6 +19,7 @@ import (
 	"github.com/clonecore/cloneset/sim"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
@@ -163,6 +164,9 @@ type harness struct {
 	bound int
 	// waiting counts, per pod, the rounds it has waited for a hook owner.
 	waiting map[string]int
+	// statusConflicts counts the CloneSet status writes the server refused
+	// with a conflict.
+	statusConflicts int
 }
 
 func newHarness(t *testing.T, sc e2eScenario, lag bool) *harness {
@@ -195,6 +199,11 @@ func (h *harness) round() (quiet bool) {
 		h.t.Fatalf("round %d: %v", h.rounds, err)
 	}
 	sent, blocked := h.rec.Last.Sent(), len(h.rec.Last.Blocked) > 0
+	for _, o := range h.rec.Last.Outcomes {
+		if o.Request.IsStatusWrite() && apierrors.IsConflict(o.Err) {
+			h.statusConflicts++
+		}
+	}
 	changed := h.cluster()
 	h.now = h.now.Add(time.Second)
 	quiet = err == nil && sent == 0 && !blocked && !changed

@@ -12,6 +12,11 @@ const (
 	KindPod      = "Pod"
 	KindPVC      = "PersistentVolumeClaim"
 	KindRevision = "ControllerRevision"
+	// KindCloneSet is the CloneSet itself: after a write of the CloneSet
+	// or its status, the next round plans only once the cache shows the
+	// version the server answered (or a later one), so that no round
+	// plans from, and writes the status over, the version before it.
+	KindCloneSet = "CloneSet"
 )
 
 // Expectations is the library's expectations.Store behind a mutex, shared by

@@ -465,11 +465,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (res 
 		}
 	}
 	if err != nil && onlyStatusConflict(outcomes) {
-		// The round read a CloneSet older than the server's (the cache has
-		// not shown the newer one yet, often this controller's previous
-		// status write): the newer version's watch event reconciles again,
-		// and that round writes the status from it. Not an error: no
-		// backoff, no error log.
+		// The round read a CloneSet older than the server's (another
+		// writer changed it since the cache showed it; this controller's
+		// own writes of it are awaited as expectations): the newer
+		// version's watch event reconciles again, and that round writes
+		// the status from it. Not an error: no backoff, no error log.
 		r.logf(ctx, "%s: the status write met a newer CloneSet (conflict); its event reconciles again", owner)
 		return reconcile.Result{RequeueAfter: plan.RequeueAfter()}, nil
 	}
@@ -672,9 +672,11 @@ func selectorOf(cs *unstructured.Unstructured) *model.LabelSelector {
 	return m.Spec.Selector
 }
 
-// Lookup tells the expectations what the listed objects show. Its map is
-// built at the first question: a CloneSet at rest has no expectation, and
-// its reconcile asks none.
+// Lookup tells the expectations what the listed objects show: the pods,
+// claims and revisions, and the CloneSet itself. Its map of the owned
+// objects is built at the first question about one: a CloneSet at rest has
+// no expectation, or only one of its own status write, and its reconcile
+// builds none.
 func Lookup(objs Objects) expectations.Lookup {
 	var shown map[expectations.Object]expectations.Observation
 	build := func() {
@@ -693,6 +695,13 @@ func Lookup(objs Objects) expectations.Lookup {
 		}
 	}
 	return func(o expectations.Object) expectations.Observation {
+		if o.Kind == KindCloneSet {
+			// The round's own CloneSet, without building the map.
+			if cs := objs.CloneSet; cs != nil && cs.GetName() == o.Name {
+				return expectations.Observation{Present: true, Terminating: cs.GetDeletionTimestamp() != nil, ResourceVersion: cs.GetResourceVersion()}
+			}
+			return expectations.Observation{}
+		}
 		if shown == nil {
 			build()
 		}

@@ -204,6 +204,8 @@ func kindOf(r requests.Resource) string {
 		return KindPVC
 	case requests.ResourceControllerRevisions:
 		return KindRevision
+	case requests.ResourceCloneSets:
+		return KindCloneSet
 	}
 	return ""
 }
@@ -242,7 +244,7 @@ func (s *Sender) sendOne(ctx context.Context, r requests.Request) error {
 	case requests.VerbPatch:
 		var rv string
 		rv, err = s.patch(ctx, r)
-		if err == nil && (r.Resource == requests.ResourcePods || r.Resource == requests.ResourcePersistentVolumeClaims || r.Resource == requests.ResourceControllerRevisions) {
+		if err == nil && track {
 			s.expect(func(st *expectations.Store) { st.ExpectResourceVersion(s.Owner, obj, rv, s.Now) })
 		}
 	default:

@@ -99,8 +99,8 @@ func TestSendStopsAfterAFailedBatch(t *testing.T) {
 			pending = append(pending, e.Object.Name+" "+string(e.Op))
 		}
 	})
-	if want := []string{"web-a create", "web-b resourceVersion", "web-c create"}; !reflect.DeepEqual(pending, want) {
-		t.Fatalf("expectations %v, want %v (the failed create lowered, the unsent one never raised, the patch followed)", pending, want)
+	if want := []string{"web resourceVersion", "web-a create", "web-b resourceVersion", "web-c create"}; !reflect.DeepEqual(pending, want) {
+		t.Fatalf("expectations %v, want %v (the failed create lowered, the unsent one never raised, the patch and the status write followed)", pending, want)
 	}
 	cs := existingCloneSet()
 	if err := api.Get(context.Background(), client.ObjectKeyFromObject(cs), cs); err != nil {
