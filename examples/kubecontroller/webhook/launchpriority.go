@@ -6,7 +6,7 @@ import (
 
 	"github.com/clonecore/cloneset/examples/kubecontroller"
 	"github.com/clonecore/cloneset/model"
-	"k8s.io/apiserver/pkg/storage/names"
+	utilrand "k8s.io/apimachinery/pkg/util/rand"
 )
 
 // The container launch priority of OpenKruise's pod webhook (kruise
@@ -85,6 +85,24 @@ func launchPriorities(pod *podFacts) ([]int, error) {
 	return nil, nil
 }
 
+// generatedSuffixLength and maxGeneratedPrefixLength are the API server's
+// for a name from generateName: the prefix cut to 58 characters, then 5
+// random ones (a name of at most 63).
+const (
+	generatedSuffixLength    = 5
+	maxGeneratedPrefixLength = 63 - generatedSuffixLength
+)
+
+// generateName names a pod from its generateName as the API server would
+// (its SimpleNameGenerator): the prefix, cut to 58 characters, and 5
+// random lower-case consonants and digits.
+func generateName(prefix string) string {
+	if len(prefix) > maxGeneratedPrefixLength {
+		prefix = prefix[:maxGeneratedPrefixLength]
+	}
+	return prefix + utilrand.String(generatedSuffixLength)
+}
+
 // withLaunchBarriers adds to each container of the pod's tree the barrier
 // env of its priority, and a name from the pod's generateName when it has
 // none (the barrier's config map is named after the pod).
@@ -94,7 +112,7 @@ func withLaunchBarriers(tree, spec map[string]any, pod *podFacts, priorities []i
 		if pod.Metadata.GenerateName == "" {
 			return fmt.Errorf("the pod has neither metadata.name nor metadata.generateName: its launch barrier needs a name")
 		}
-		name = names.SimpleNameGenerator.GenerateName(pod.Metadata.GenerateName)
+		name = generateName(pod.Metadata.GenerateName)
 		meta, ok := tree["metadata"].(map[string]any)
 		if !ok {
 			return fmt.Errorf("the pod's metadata is not an object")

@@ -109,3 +109,26 @@ func TestMutatePodLaunchPriority(t *testing.T) {
 		})
 	}
 }
+
+// TestGenerateNameAsTheAPIServer: a prefix of at most 58 characters is kept
+// whole, a longer one cut to 58, and 5 characters of the API server's
+// alphabet follow (a name of at most 63).
+func TestGenerateNameAsTheAPIServer(t *testing.T) {
+	long := strings.Repeat("a", 70)
+	for _, prefix := range []string{"web-", strings.Repeat("b", 58), long} {
+		name := generateName(prefix)
+		want := prefix
+		if len(want) > 58 {
+			want = want[:58]
+		}
+		if !strings.HasPrefix(name, want) || len(name) != len(want)+5 {
+			t.Errorf("generateName(%q) = %q: want %q and 5 characters", prefix, name, want)
+			continue
+		}
+		for _, r := range name[len(want):] {
+			if !strings.ContainsRune("bcdfghjklmnpqrstvwxz2456789", r) {
+				t.Errorf("generateName(%q) = %q: %q is not of the API server's alphabet", prefix, name, r)
+			}
+		}
+	}
+}
